@@ -1,0 +1,135 @@
+/* The collective registry and the hook helpers shared by the collective files. */
+#include "coll.h"
+
+#include <math.h>
+
+#include "coll_hooks.h"
+
+extern const sp_coll_t sp_coll_all_reduce, sp_coll_all_gather, sp_coll_reduce_scatter,
+    sp_coll_broadcast, sp_coll_reduce, sp_coll_alltoall, sp_coll_sendrecv, sp_coll_gather,
+    sp_coll_scatter;
+
+static const sp_coll_t *const coll_table[SP_COLL_COUNT] = {
+    [SP_COLL_ALL_REDUCE] = &sp_coll_all_reduce,
+    [SP_COLL_ALL_GATHER] = &sp_coll_all_gather,
+    [SP_COLL_REDUCE_SCATTER] = &sp_coll_reduce_scatter,
+    [SP_COLL_BROADCAST] = &sp_coll_broadcast,
+    [SP_COLL_REDUCE] = &sp_coll_reduce,
+    [SP_COLL_ALLTOALL] = &sp_coll_alltoall,
+    [SP_COLL_SENDRECV] = &sp_coll_sendrecv,
+    [SP_COLL_GATHER] = &sp_coll_gather,
+    [SP_COLL_SCATTER] = &sp_coll_scatter,
+};
+
+const char *const sp_coll_names[SP_COLL_COUNT] = {
+    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+    "alltoall",   "sendrecv",   "gather",         "scatter",
+};
+
+const sp_coll_t *sp_coll_get(sp_coll_kind_t kind)
+{
+    return (unsigned)kind < SP_COLL_COUNT ? coll_table[kind] : NULL;
+}
+
+size_t sp_coll_per_rank_count(size_t count, size_t elt_size, int nranks)
+{
+    size_t align = 16 / elt_size; /* elements per 16 bytes */
+
+    return (count / (size_t)nranks) & ~(align - 1);
+}
+
+void sp_coll_bandwidth(const sp_coll_t *coll, const sp_coll_args_t *args, double time_us,
+                       double *algbw_p, double *busbw_p)
+{
+    double algbw = time_us > 0.0 ? coll->algbw_bytes(args) / 1.0e9 / (time_us * 1.0e-6) : NAN;
+
+    *algbw_p = algbw;
+    *busbw_p = args->nranks > 1 ? algbw * coll->busbw_factor(args->nranks) : NAN;
+}
+
+uint64_t sp_coll_size_bytes(const sp_coll_args_t *args)
+{
+    size_t n = args->counts.send_count > args->counts.recv_count ? args->counts.send_count
+                                                                 : args->counts.recv_count;
+
+    return (uint64_t)n * sp_dtype_size(args->dtype);
+}
+
+uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output)
+{
+    uint64_t wrong = 0;
+
+    if (!coll->has_output(args)) {
+        return 0;
+    }
+    for (size_t i = 0; i < args->counts.recv_count; i++) {
+        /* != on doubles: every expected value is exact, and NaN counts as wrong */
+        if (!(sp_dtype_get(args->dtype, output, i) == coll->expected(args, i))) {
+            wrong++;
+        }
+    }
+    return wrong;
+}
+
+void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input)
+{
+    coll->fill_input(args, input);
+}
+
+/* ---- hook helpers used by the collective files ---- */
+
+double sp__coll_factor_one(int nranks)
+{
+    (void)nranks;
+    return 1.0;
+}
+
+double sp__coll_factor_nm1_n(int nranks)
+{
+    return (double)(nranks - 1) / (double)nranks;
+}
+
+double sp__coll_bytes_param(const sp_coll_args_t *args)
+{
+    return (double)args->counts.param_count * (double)sp_dtype_size(args->dtype);
+}
+
+double sp__coll_bytes_param_n(const sp_coll_args_t *args)
+{
+    return sp__coll_bytes_param(args) * (double)args->nranks;
+}
+
+int sp__coll_output_everywhere(const sp_coll_args_t *args)
+{
+    (void)args;
+    return 1;
+}
+
+int sp__coll_output_at_root(const sp_coll_args_t *args)
+{
+    return args->rank == args->root;
+}
+
+void sp__coll_counts_whole(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
+{
+    (void)elt_size;
+    (void)nranks;
+    out_p->send_count = out_p->recv_count = out_p->param_count = count;
+    out_p->send_inplace_offset = out_p->recv_inplace_offset = 0;
+}
+
+void sp__coll_fill_red(const sp_coll_args_t *args, void *input)
+{
+    sp_pattern_fill_red(input, args->dtype, args->redop, args->nranks, args->rank, 0,
+                        args->counts.send_count);
+}
+
+void sp__coll_fill_own_data(const sp_coll_args_t *args, void *input)
+{
+    sp_pattern_fill_data(input, args->dtype, args->rank, 0, args->counts.send_count);
+}
+
+double sp__coll_expected_red(const sp_coll_args_t *args, size_t i)
+{
+    return sp_pattern_red_expected(args->redop, args->dtype, args->nranks, i);
+}

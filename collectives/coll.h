@@ -1,0 +1,95 @@
+/* The collective table: each collective is described by four hooks, as nccl-tests describes
+ * them (counts for a size, input fill and expected output, bandwidth factor, the backend call).
+ * Adding a collective is one file plus one line in registry.c. */
+#ifndef SP_COLL_H
+#define SP_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "status.h"
+
+typedef enum {
+    SP_COLL_ALL_REDUCE = 0,
+    SP_COLL_ALL_GATHER,
+    SP_COLL_REDUCE_SCATTER,
+    SP_COLL_BROADCAST,
+    SP_COLL_REDUCE,
+    SP_COLL_ALLTOALL,
+    SP_COLL_SENDRECV,
+    SP_COLL_GATHER,
+    SP_COLL_SCATTER,
+    SP_COLL_COUNT
+} sp_coll_kind_t;
+
+/* Per-rank element counts for one requested size (nccl-tests' getCollByteCount). In-place, the
+ * input starts at buf + send_inplace_offset * rank and the output at
+ * buf + recv_inplace_offset * rank of one buffer. */
+typedef struct {
+    size_t send_count;
+    size_t recv_count;
+    size_t param_count;          /* the count passed to the call; bandwidth is computed from it */
+    size_t send_inplace_offset;
+    size_t recv_inplace_offset;
+} sp_coll_counts_t;
+
+/* Everything a hook needs to know about one operation on one rank. */
+typedef struct {
+    sp_coll_kind_t kind;
+    int rank;
+    int nranks;
+    sp_dtype_t dtype;
+    sp_redop_t redop;     /* ignored by collectives without a reduction */
+    int root;             /* ignored by collectives without a root */
+    int in_place;
+    sp_coll_counts_t counts;
+} sp_coll_args_t;
+
+typedef struct sp_coll {
+    const char *name;     /* nccl-tests' name without _perf: "all_reduce" */
+    sp_coll_kind_t kind;
+    int has_redop;
+    int has_root;
+
+    /* counts for a requested size of `count` elements of elt_size bytes on nranks */
+    void (*get_counts)(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p);
+
+    /* bytes moved per rank that algbw is computed from, and the busbw factor */
+    double (*algbw_bytes)(const sp_coll_args_t *args);
+    double (*busbw_factor)(int nranks);
+
+    /* write this rank's input into input[0..send_count) */
+    void (*fill_input)(const sp_coll_args_t *args, void *input);
+
+    /* 1 when this rank has an output to check (e.g. only the root of reduce) */
+    int (*has_output)(const sp_coll_args_t *args);
+
+    /* expected value of output element i on this rank */
+    double (*expected)(const sp_coll_args_t *args, size_t i);
+} sp_coll_t;
+
+/* The registry, indexed by sp_coll_kind_t. */
+const sp_coll_t *sp_coll_get(sp_coll_kind_t kind);
+
+/* Names in kind order, for option tables. */
+extern const char *const sp_coll_names[SP_COLL_COUNT];
+
+/* nccl-tests' per-rank rounding: count/nranks rounded down to a multiple of 16 bytes. */
+size_t sp_coll_per_rank_count(size_t count, size_t elt_size, int nranks);
+
+/* algbw and busbw in GB/s (1e9 B/s) for one operation taking time_us microseconds. busbw is NaN
+ * when nranks == 1: no data crosses a link, so bus bandwidth is not meaningful. */
+void sp_coll_bandwidth(const sp_coll_t *coll, const sp_coll_args_t *args, double time_us,
+                       double *algbw_p, double *busbw_p);
+
+/* Bytes shown in the size column: max(send, recv) per rank, as nccl-tests prints it. */
+uint64_t sp_coll_size_bytes(const sp_coll_args_t *args);
+
+/* Count the output elements that differ from expected; output holds recv_count elements. */
+uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output);
+
+/* Fill input[0..send_count) through fill_input (exists so backends have one entry point). */
+void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input);
+
+#endif

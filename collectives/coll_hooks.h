@@ -1,0 +1,19 @@
+/* Hook helpers shared by the collective files (internal to collectives/). */
+#ifndef SP_COLL_HOOKS_H
+#define SP_COLL_HOOKS_H
+
+#include "coll.h"
+#include "pattern.h"
+
+double sp__coll_factor_one(int nranks);
+double sp__coll_factor_nm1_n(int nranks);
+double sp__coll_bytes_param(const sp_coll_args_t *args);
+double sp__coll_bytes_param_n(const sp_coll_args_t *args);
+int sp__coll_output_everywhere(const sp_coll_args_t *args);
+int sp__coll_output_at_root(const sp_coll_args_t *args);
+void sp__coll_counts_whole(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p);
+void sp__coll_fill_red(const sp_coll_args_t *args, void *input);
+void sp__coll_fill_own_data(const sp_coll_args_t *args, void *input);
+double sp__coll_expected_red(const sp_coll_args_t *args, size_t i);
+
+#endif

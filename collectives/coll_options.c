@@ -1,0 +1,165 @@
+/* The option table of `scaleprobe coll`, spelled as nccl-tests spells its flags where they
+ * mean the same thing (-b -e -f -i -n -w -d -o -r). */
+#include "coll_options.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "coll.h"
+#include "dtype.h"
+
+static const char *const dtype_names[SP_DTYPE_COUNT] = {
+    "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
+};
+static const char *const redop_names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg"};
+static const char *const place_names[] = {"both", "out", "in"};
+
+#define OFF(field) offsetof(sp_coll_opts_t, field)
+
+static const sp_opt_def_t coll_defs[] = {
+    {"collectives", 'c', SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
+     "collectives: all, or a comma list of all_reduce, all_gather, reduce_scatter, broadcast, "
+     "reduce, alltoall, sendrecv, gather, scatter",
+     0, -1, sp_coll_names, SP_COLL_COUNT},
+    {"minbytes", 'b', SP_OPT_SIZE, OFF(minbytes), "32M", "SIZE",
+     "smallest size per rank (K/M/G suffixes, 1024-based)", 0, -1, NULL, 0},
+    {"maxbytes", 'e', SP_OPT_SIZE, OFF(maxbytes), "32M", "SIZE", "largest size", 0, -1, NULL, 0},
+    {"stepfactor", 'f', SP_OPT_INT, OFF(stepfactor), "1", "N",
+     "multiply the size by N each step (N > 1), else add --stepbytes", 1, 1024, NULL, 0},
+    {"stepbytes", 'i', SP_OPT_SIZE, OFF(stepbytes), "1M", "SIZE",
+     "add SIZE each step when --stepfactor is 1", 0, -1, NULL, 0},
+    {"datatype", 'd', SP_OPT_SET, OFF(dtypes), "float", "LIST",
+     "data types: all, or a comma list of int8, uint8, int32, uint32, int64, uint64, half, "
+     "float, double, bfloat16",
+     0, -1, dtype_names, SP_DTYPE_COUNT},
+    {"op", 'o', SP_OPT_SET, OFF(redops), "sum", "LIST",
+     "reductions: all, or a comma list of sum, prod, max, min, avg", 0, -1, redop_names,
+     SP_REDOP_COUNT},
+    {"root", 'r', SP_OPT_INT, OFF(root), "0", "N", "root of rooted collectives; -1: every root",
+     -1, 1e9, NULL, 0},
+    {"iters", 'n', SP_OPT_INT, OFF(iters), "0", "N",
+     "fixed number of samples per point; 0: sample until the CI target is met", 0, 1e6, NULL, 0},
+    {"warmup", 'w', SP_OPT_INT, OFF(warmup), "5", "N", "untimed warm-up operations per point", 0,
+     1e6, NULL, 0},
+    {"batch", 'k', SP_OPT_INT, OFF(batch), "0", "N",
+     "operations timed back to back per sample; 0: calibrated to --batch-us", 0, 1e6, NULL, 0},
+    {"batch-us", 0, SP_OPT_DOUBLE, OFF(batch_us), "1000", "US",
+     "calibration target for one sample's batch, microseconds", 1, 1e7, NULL, 0},
+    {"epsilon", 0, SP_OPT_DOUBLE, OFF(epsilon), "0", "E",
+     "stop when the 95% CI of the median is within +-E (relative); 0: 0.01 above 64K, 0.03 at "
+     "or below",
+     0, 1, NULL, 0},
+    {"min-samples", 0, SP_OPT_INT, OFF(min_samples), "10", "N", "samples before stopping", 1, 1e6,
+     NULL, 0},
+    {"max-samples", 0, SP_OPT_INT, OFF(max_samples), "200", "N", "samples at most per point", 1,
+     1e6, NULL, 0},
+    {"max-time", 0, SP_OPT_DOUBLE, OFF(max_time), "2", "SEC",
+     "time cap per point; the point is marked not converged when it stops here", 0.001, 86400,
+     NULL, 0},
+    {"place", 0, SP_OPT_CHOICE, OFF(place), "both", "WHICH",
+     "out-of-place, in-place or both (both columns of the table)", 0, -1, place_names, 3},
+    {"no-check", 0, SP_OPT_FLAG, OFF(no_check), NULL, NULL,
+     "skip data verification (#wrong shows N/A)", 0, -1, NULL, 0},
+    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "auto", "NAME",
+     "auto (nccl when every rank sees a GPU, else host), host or nccl", 0, -1, sp_backend_names,
+     SP_BACKEND_COUNT},
+    {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
+     "result file; default results/coll-<UTC time>.h5", 0, -1, NULL, 0},
+    {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
+     NULL, 0},
+};
+
+const sp_opt_table_t sp_coll_opt_table = {
+    .command = "coll",
+    .summary = "Collective sweep with nccl-tests' sizes, columns and bus bandwidth, verified "
+               "data, and\nmedians with 95% confidence intervals. Launch with mpirun or srun.",
+    .defs = coll_defs,
+    .ndefs = (int)(sizeof(coll_defs) / sizeof(coll_defs[0])),
+};
+
+sp_status_t sp_coll_sizes(const sp_coll_opts_t *opts, uint64_t *sizes, size_t max, size_t *n_p)
+{
+    size_t n = 0;
+
+    for (uint64_t size = opts->minbytes; size <= opts->maxbytes;) {
+        if (n == max) {
+            return SP_ERR_INVALID;
+        }
+        if (sizes != NULL) {
+            sizes[n] = size;
+        }
+        n++;
+        if (opts->stepfactor > 1) {
+            if (size > opts->maxbytes / (uint64_t)opts->stepfactor) {
+                break;
+            }
+            size *= (uint64_t)opts->stepfactor;
+        } else {
+            if (size > opts->maxbytes - opts->stepbytes) {
+                break;
+            }
+            size += opts->stepbytes;
+        }
+    }
+    *n_p = n;
+    return SP_OK;
+}
+
+sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
+                               int *help_p, char *err, size_t errlen)
+{
+    sp_status_t status;
+    size_t nsizes;
+
+    memset(opts, 0, sizeof(*opts));
+    status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, NULL, err, errlen);
+    if (status != SP_OK || *help_p) {
+        return status;
+    }
+    if (opts->minbytes > opts->maxbytes) {
+        snprintf(err, errlen, "invalid sizes: --minbytes %llu is larger than --maxbytes %llu",
+                 (unsigned long long)opts->minbytes, (unsigned long long)opts->maxbytes);
+        return SP_ERR_INVALID;
+    }
+    if (opts->stepfactor > 1 && opts->minbytes == 0 && opts->maxbytes > 0) {
+        snprintf(err, errlen, "--minbytes 0 with --stepfactor %ld never grows; start at 1 or more",
+                 opts->stepfactor);
+        return SP_ERR_INVALID;
+    }
+    if (opts->stepfactor <= 1 && opts->stepbytes == 0 && opts->maxbytes > opts->minbytes) {
+        snprintf(err, errlen, "--stepbytes 0 with --stepfactor 1 never grows");
+        return SP_ERR_INVALID;
+    }
+    if (sp_coll_sizes(opts, NULL, SP_MAX_SIZES, &nsizes) != SP_OK) {
+        snprintf(err, errlen, "the sizes from --minbytes to --maxbytes make more than %d points; "
+                 "use a larger --stepfactor or --stepbytes", SP_MAX_SIZES);
+        return SP_ERR_INVALID;
+    }
+    if (opts->min_samples > opts->max_samples) {
+        snprintf(err, errlen, "--min-samples %ld is larger than --max-samples %ld",
+                 opts->min_samples, opts->max_samples);
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
+                                     size_t errlen)
+{
+    if (opts->root >= nranks) {
+        snprintf(err, errlen, "--root %ld is not a rank of this job (%d ranks: 0..%d, or -1 for all)",
+                 opts->root, nranks, nranks - 1);
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+double sp_coll_epsilon(const sp_coll_opts_t *opts, uint64_t bytes)
+{
+    if (opts->epsilon > 0.0) {
+        return opts->epsilon;
+    }
+    return bytes > 64 * 1024 ? 0.01 : 0.03;
+}

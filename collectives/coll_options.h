@@ -1,0 +1,60 @@
+/* Options of `scaleprobe coll`: the table, the struct it fills, and the checks across fields.
+ * Pure C, no MPI, so every error path is unit tested. */
+#ifndef SP_COLL_OPTIONS_H
+#define SP_COLL_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define SP_MAX_SIZES 4096 /* sweep points per (collective, type, op, root) */
+
+typedef enum { SP_PLACE_BOTH = 0, SP_PLACE_OUT, SP_PLACE_IN } sp_place_t;
+
+typedef struct {
+    uint32_t colls;       /* bit mask over sp_coll_kind_t */
+    uint32_t dtypes;      /* bit mask over sp_dtype_t */
+    uint32_t redops;      /* bit mask over sp_redop_t */
+    uint64_t minbytes;
+    uint64_t maxbytes;
+    uint64_t stepbytes;
+    long stepfactor;
+    long root;            /* -1: every root */
+    long iters;           /* fixed samples per point; 0: sample until the CI target */
+    long warmup;
+    long batch;           /* operations per sample; 0: calibrated */
+    double batch_us;      /* calibration target for one batch */
+    double epsilon;       /* CI target; 0: 0.01 above 64 KiB, 0.03 at or below */
+    long min_samples;
+    long max_samples;
+    double max_time;      /* seconds per point (each of out-of-place / in-place) */
+    int place;            /* sp_place_t */
+    int no_check;
+    int backend;          /* sp_backend_kind_t */
+    char output[SP_OPT_STRLEN];
+    int force;
+} sp_coll_opts_t;
+
+extern const sp_opt_table_t sp_coll_opt_table;
+
+/*
+ * Parse and check the options of `coll` (argv[first..argc)). On error returns SP_ERR_INVALID with
+ * one message in err. help_p is set when --help was asked.
+ */
+sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
+                               int *help_p, char *err, size_t errlen);
+
+/* Checks that need the world size (root in range). */
+sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
+                                     size_t errlen);
+
+/* The sweep's sizes in bytes, as nccl-tests generates them from -b/-e/-f/-i (sizes may be NULL
+ * to count only). Returns the number
+ * of sizes written (at most max); SP_ERR_INVALID when there would be more than max. */
+sp_status_t sp_coll_sizes(const sp_coll_opts_t *opts, uint64_t *sizes, size_t max, size_t *n_p);
+
+/* The CI target for a point of this size. */
+double sp_coll_epsilon(const sp_coll_opts_t *opts, uint64_t bytes);
+
+#endif

@@ -1,0 +1,533 @@
+/* The sweep driver. A sample: ranks synchronize, each times a batch of k back-to-back operations
+ * with backend events, and the sample's value is the max over ranks of time/k. Rank 0 decides
+ * when to stop (CI target, fixed count, time or sample cap) and broadcasts the decision outside
+ * the timed region. docs/METHODOLOGY.md states these rules. */
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_table.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define SP_MAX_BATCH 10000
+
+/* Test-only fault injection (docs/METHODOLOGY.md): the rank named here corrupts one element of
+ * its output before verification, to prove that wrong data is caught and attributed. */
+static int corrupt_rank_from_env(void)
+{
+    const char *v = getenv("SCALEPROBE_TEST_CORRUPT_RANK");
+
+    return v != NULL && *v != '\0' ? atoi(v) : -1;
+}
+
+sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
+                               sp_sweep_bufs_t *bufs)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    sp_sweep_point_t *p = &bufs->point;
+    size_t nscratch = max_samples > (size_t)ctx->nranks ? max_samples : (size_t)ctx->nranks;
+    sp_status_t status = SP_OK;
+
+    memset(bufs, 0, sizeof(*bufs));
+    bufs->bytes = bytes;
+    bufs->max_samples = max_samples;
+    status = ops->mem_alloc(st, bytes, &bufs->send);
+    if (status == SP_OK) {
+        status = ops->mem_alloc(st, bytes, &bufs->recv);
+    }
+    if (status == SP_OK) {
+        status = ops->event_create(st, &bufs->ev_start);
+    }
+    if (status == SP_OK) {
+        status = ops->event_create(st, &bufs->ev_end);
+    }
+    p->local_times_us = calloc(max_samples, sizeof(double));
+    p->scratch = calloc(nscratch, sizeof(double));
+    if (ctx->rank == 0) {
+        p->samples = calloc(max_samples, sizeof(*p->samples));
+        p->rank_times_us = calloc((size_t)ctx->nranks, sizeof(double));
+        p->rank_wrong = calloc((size_t)ctx->nranks, sizeof(uint64_t));
+        p->wrong = calloc((size_t)ctx->nranks, sizeof(*p->wrong));
+        if (p->samples == NULL || p->rank_times_us == NULL || p->rank_wrong == NULL ||
+            p->wrong == NULL) {
+            status = SP_ERR_NOMEM;
+        }
+    }
+    if (p->local_times_us == NULL || p->scratch == NULL) {
+        status = SP_ERR_NOMEM;
+    }
+    if (status == SP_ERR_NOMEM) {
+        sp_error("cannot allocate sweep buffers of %zu bytes", bytes);
+    }
+    status = sp_ctx_agree(ctx, status);
+    if (status != SP_OK) {
+        sp_sweep_bufs_cleanup(ctx, bufs);
+    }
+    return status;
+}
+
+void sp_sweep_bufs_cleanup(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    sp_sweep_point_t *p = &bufs->point;
+
+    free(p->wrong);
+    free(p->rank_wrong);
+    free(p->rank_times_us);
+    free(p->samples);
+    free(p->scratch);
+    free(p->local_times_us);
+    if (bufs->ev_end != NULL) {
+        ops->event_destroy(st, bufs->ev_end);
+    }
+    if (bufs->ev_start != NULL) {
+        ops->event_destroy(st, bufs->ev_start);
+    }
+    if (bufs->recv != NULL) {
+        ops->mem_free(st, bufs->recv);
+    }
+    if (bufs->send != NULL) {
+        ops->mem_free(st, bufs->send);
+    }
+    memset(bufs, 0, sizeof(*bufs));
+}
+
+/* Where input and output of args lie in the sweep buffers. */
+typedef struct {
+    void *send;      /* argument to coll_run */
+    void *input;     /* this rank's input */
+    void *output;    /* this rank's output */
+    size_t region;   /* bytes of recv that the operation may touch */
+} layout_t;
+
+static void get_layout(const sp_coll_args_t *args, const sp_sweep_bufs_t *bufs, layout_t *l)
+{
+    size_t esize = sp_dtype_size(args->dtype);
+    const sp_coll_counts_t *c = &args->counts;
+    size_t n = c->send_count > c->recv_count ? c->send_count : c->recv_count;
+
+    if (args->in_place) {
+        l->input = (char *)bufs->recv + c->send_inplace_offset * (size_t)args->rank * esize;
+        l->output = (char *)bufs->recv + c->recv_inplace_offset * (size_t)args->rank * esize;
+        l->send = l->input;
+        l->region = n * esize;
+    } else {
+        l->input = l->send = bufs->send;
+        l->output = bufs->recv;
+        l->region = c->recv_count * esize;
+    }
+}
+
+/* Poison the output region and write the input: stale data can never pass verification. */
+static sp_status_t prepare(sp_ctx_t *ctx, const sp_coll_t *coll, const sp_coll_args_t *args,
+                           const sp_sweep_bufs_t *bufs, const layout_t *l)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    sp_status_t status = ops->mem_poison(ctx->backend.state, bufs->recv, l->region);
+
+    if (status == SP_OK) {
+        status = ops->fill(ctx->backend.state, coll, args, l->input);
+    }
+    return status;
+}
+
+/* Time k operations on this rank, in microseconds per operation. */
+static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
+                              const layout_t *l, long k, double *us_p)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    sp_status_t status;
+    uint64_t ns = 0;
+
+    status = ops->event_record(st, bufs->ev_start);
+    for (long i = 0; i < k && status == SP_OK; i++) {
+        status = ops->coll_run(st, args, l->send, bufs->recv);
+    }
+    if (status == SP_OK) {
+        status = ops->event_record(st, bufs->ev_end);
+    }
+    if (status == SP_OK) {
+        status = ops->sync(st);
+    }
+    if (status == SP_OK) {
+        status = ops->event_elapsed_ns(st, bufs->ev_start, bufs->ev_end, &ns);
+    }
+    *us_p = (double)ns / 1000.0 / (double)k;
+    return status;
+}
+
+static long calibrate_batch(sp_ctx_t *ctx, const sp_coll_opts_t *opts, double one_op_us)
+{
+    double k;
+
+    if (opts->batch > 0) {
+        return opts->batch;
+    }
+    k = one_op_us > 0.0 ? ceil(opts->batch_us / one_op_us) : SP_MAX_BATCH;
+    (void)ctx;
+    return k < 1.0 ? 1 : k > SP_MAX_BATCH ? SP_MAX_BATCH : (long)k;
+}
+
+/* Rank 0's stopping rule after n samples. */
+static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
+                       double elapsed_s, double epsilon, int *converged_p)
+{
+    sp_summary_t s;
+
+    if (opts->iters > 0) {
+        *converged_p = 1;
+        return n >= (size_t)opts->iters;
+    }
+    if (n >= (size_t)opts->min_samples) {
+        for (size_t i = 0; i < n; i++) {
+            p->scratch[i] = p->samples[i].time_us;
+        }
+        sp_stats_summarize(p->scratch, n, p->scratch, &s);
+        if (sp_stats_converged(&s, (size_t)opts->min_samples, epsilon)) {
+            *converged_p = 1;
+            return 1;
+        }
+    }
+    *converged_p = 0;
+    return n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
+}
+
+sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    sp_sweep_point_t *p = &bufs->point;
+    sp_coll_row_t *row = &p->row;
+    uint64_t t_start = sp_time_ns();
+    double epsilon = sp_coll_epsilon(opts, sp_coll_size_bytes(args));
+    layout_t l;
+    sp_status_t status;
+    double us = 0.0;
+    double max_us = 0.0;
+    long k;
+    size_t n = 0;
+    int stop = 0;
+    int converged = 0;
+    uint64_t wrong_local = 0;
+    sp_summary_t s;
+
+    get_layout(args, bufs, &l);
+    memset(row, 0, sizeof(*row));
+    p->nwrong = 0;
+
+    status = prepare(ctx, coll, args, bufs, &l);
+    for (long i = 0; i < opts->warmup && status == SP_OK; i++) {
+        status = ops->coll_run(st, args, l.send, bufs->recv);
+    }
+    if (status == SP_OK) {
+        status = ops->sync(st);
+    }
+    status = sp_ctx_agree(ctx, status);
+    if (status != SP_OK) {
+        return status;
+    }
+
+    /* calibration: one operation, max over ranks, decides k for every sample of this point */
+    MPI_Barrier(ctx->world);
+    status = time_batch(ctx, args, bufs, &l, 1, &us);
+    status = sp_ctx_agree(ctx, status);
+    if (status != SP_OK) {
+        return status;
+    }
+    MPI_Allreduce(&us, &max_us, 1, MPI_DOUBLE, MPI_MAX, ctx->world);
+    k = calibrate_batch(ctx, opts, max_us);
+
+    /* in-place operations overwrite their input: start the samples from fresh data */
+    if (args->in_place) {
+        status = sp_ctx_agree(ctx, prepare(ctx, coll, args, bufs, &l));
+        if (status != SP_OK) {
+            return status;
+        }
+    }
+
+    while (!stop) {
+        struct {
+            double us;
+            int rank;
+        } mine, worst;
+
+        MPI_Barrier(ctx->world);
+        status = time_batch(ctx, args, bufs, &l, k, &us);
+        /* outside the timed region from here on */
+        status = sp_ctx_agree(ctx, status);
+        if (status != SP_OK) {
+            return status;
+        }
+        p->local_times_us[n] = us;
+        mine.us = us;
+        mine.rank = ctx->rank;
+        MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->world);
+        if (ctx->rank == 0) {
+            p->samples[n].time_us = worst.us;
+            p->samples[n].slowest_rank = worst.rank;
+        }
+        n++;
+        if (ctx->rank == 0) {
+            stop = should_stop(opts, p, n, (double)(sp_time_ns() - t_start) * 1e-9, epsilon,
+                               &converged);
+            stop = stop || n >= bufs->max_samples;
+        }
+        MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
+    }
+
+    /* every rank's own median time, for per-rank analysis */
+    {
+        double my_median = sp_stats_median(p->local_times_us, n, p->scratch);
+        MPI_Gather(&my_median, 1, MPI_DOUBLE, p->rank_times_us, 1, MPI_DOUBLE, 0, ctx->world);
+    }
+
+    /* verification on the buffers of the timed operations: out-of-place the last batch's output
+     * (its input never changes); in-place one more operation on freshly written input */
+    row->wrong = -1;
+    if (!opts->no_check) {
+        if (args->in_place) {
+            status = prepare(ctx, coll, args, bufs, &l);
+            if (status == SP_OK) {
+                status = ops->coll_run(st, args, l.send, bufs->recv);
+            }
+            if (status == SP_OK) {
+                status = ops->sync(st);
+            }
+        }
+        if (status == SP_OK && ctx->rank == corrupt_rank_from_env() && coll->has_output(args) &&
+            args->counts.recv_count > 0) {
+            status = ops->mem_poison(st, l.output, sp_dtype_size(args->dtype));
+        }
+        if (status == SP_OK) {
+            status = ops->check(st, coll, args, l.output, &wrong_local);
+        }
+        status = sp_ctx_agree(ctx, status);
+        if (status != SP_OK) {
+            return status;
+        }
+        MPI_Gather(&wrong_local, 1, MPI_UINT64_T, p->rank_wrong, 1, MPI_UINT64_T, 0, ctx->world);
+        if (ctx->rank == 0) {
+            row->wrong = 0;
+            for (int r = 0; r < ctx->nranks; r++) {
+                if (p->rank_wrong[r] > 0) {
+                    p->wrong[p->nwrong].rank = r;
+                    p->wrong[p->nwrong].wrong = p->rank_wrong[r];
+                    p->nwrong++;
+                    row->wrong += (int64_t)p->rank_wrong[r];
+                }
+            }
+            row->wrong_ranks = (int32_t)p->nwrong;
+        }
+    }
+
+    if (ctx->rank != 0) {
+        return SP_OK;
+    }
+    row->op = (int8_t)args->kind;
+    row->dtype = (int8_t)args->dtype;
+    row->redop = (int8_t)(coll->has_redop ? (int)args->redop : SP_REDOP_NONE);
+    row->in_place = (int8_t)args->in_place;
+    row->root = coll->has_root ? args->root : -1;
+    row->bytes = sp_coll_size_bytes(args);
+    row->count = args->counts.param_count;
+    row->samples = (uint32_t)n;
+    row->batch = (uint32_t)k;
+    row->converged = (int8_t)converged;
+    for (size_t i = 0; i < n; i++) {
+        p->scratch[i] = p->samples[i].time_us;
+    }
+    sp_stats_summarize(p->scratch, n, p->scratch, &s);
+    row->time_us = s.median;
+    row->mean_us = s.mean;
+    row->stddev_us = s.stddev;
+    row->min_us = s.min;
+    row->max_us = s.max;
+    row->p99_us = s.p99;
+    row->ci_lo_us = s.ci_lo;
+    row->ci_hi_us = s.ci_hi;
+    row->ci_rel = sp_stats_rel_halfwidth(&s);
+    sp_coll_bandwidth(coll, args, s.median, &row->algbw_gbps, &row->busbw_gbps);
+    {
+        /* slowest rank: highest own median; margin against the median of all ranks' medians */
+        int slowest = 0;
+        double typical;
+        for (int r = 1; r < ctx->nranks; r++) {
+            if (p->rank_times_us[r] > p->rank_times_us[slowest]) {
+                slowest = r;
+            }
+        }
+        typical = sp_stats_median(p->rank_times_us, (size_t)ctx->nranks, p->scratch);
+        row->slowest_rank = slowest;
+        row->slowest_margin = typical > 0.0 ? p->rank_times_us[slowest] / typical - 1.0 : 0.0;
+    }
+    row->elapsed_s = (double)(sp_time_ns() - t_start) * 1e-9;
+    return SP_OK;
+}
+
+/* Largest buffer any selected collective needs at the largest size. */
+static size_t sweep_buffer_bytes(const sp_coll_opts_t *opts)
+{
+    /* every collective's send and receive counts are at most size/elt_size elements */
+    return (size_t)opts->maxbytes;
+}
+
+static void print_wrong(const sp_ctx_t *ctx, const sp_coll_row_t *row, const sp_sweep_point_t *p)
+{
+    char list[512];
+    size_t used = 0;
+
+    list[0] = '\0';
+    for (size_t i = 0; i < p->nwrong && used < sizeof(list) - 32; i++) {
+        int r = p->wrong[i].rank;
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d(%s):%llu",
+                                 i ? " " : "", r, ctx->topo.ranks[r].host,
+                                 (unsigned long long)p->wrong[i].wrong);
+    }
+    fprintf(stdout, "# WRONG DATA: %s %s %s %s: %lld wrong elements on %d rank(s): %s\n",
+            sp_coll_names[row->op], sp_dtype_name((sp_dtype_t)row->dtype),
+            row->redop < 0 ? "none" : sp_redop_name((sp_redop_t)row->redop),
+            row->in_place ? "in-place" : "out-of-place", (long long)row->wrong,
+            (int)row->wrong_ranks, list);
+}
+
+/* Measure one point and, on rank 0, append it to the file; the row is copied to row_p. */
+static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                               sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
+                               sp_coll_row_t *row_p)
+{
+    sp_status_t status = sp_sweep_measure(ctx, opts, coll, args, bufs);
+
+    if (status != SP_OK) {
+        return status;
+    }
+    if (ctx->rank == 0) {
+        sp_sweep_point_t *p = &bufs->point;
+        if (ctx->result != NULL) {
+            status = sp_result_coll_append(ctx->result, &p->row, p->samples, p->rank_times_us,
+                                           ctx->nranks, p->wrong, p->nwrong);
+        }
+        *row_p = p->row;
+    }
+    return sp_ctx_agree(ctx, status);
+}
+
+static int coll_selected(uint32_t mask, int i)
+{
+    return (mask >> i) & 1u;
+}
+
+sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
+{
+    uint64_t *sizes = NULL;
+    size_t nsizes = 0;
+    sp_sweep_bufs_t bufs;
+    sp_coll_totals_t totals;
+    sp_status_t status;
+    int do_out = opts->place != SP_PLACE_IN;
+    int do_in = opts->place != SP_PLACE_OUT;
+
+    memset(&totals, 0, sizeof(totals));
+    totals.nranks = ctx->nranks;
+    sizes = calloc(SP_MAX_SIZES, sizeof(*sizes));
+    if (sizes == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &nsizes);
+    status = sp_sweep_bufs_init(ctx, sweep_buffer_bytes(opts),
+                                (size_t)(opts->iters > 0 ? opts->iters : opts->max_samples),
+                                &bufs);
+    if (status != SP_OK) {
+        free(sizes);
+        return status;
+    }
+    if (ctx->rank == 0) {
+        fprintf(stdout, "# scaleprobe coll: %d ranks on %d nodes, backend %s\n", ctx->nranks,
+                ctx->topo.nnodes, ctx->backend.ops->name);
+        fflush(stdout);
+    }
+
+    for (int c = 0; c < SP_COLL_COUNT && status == SP_OK; c++) {
+        const sp_coll_t *coll = sp_coll_get((sp_coll_kind_t)c);
+        if (!coll_selected(opts->colls, c)) {
+            continue;
+        }
+        if (ctx->rank == 0) {
+            sp_coll_table_header(stdout, coll->name);
+        }
+        for (int d = 0; d < SP_DTYPE_COUNT && status == SP_OK; d++) {
+            if (!coll_selected(opts->dtypes, d)) {
+                continue;
+            }
+            for (int o = 0; o < SP_REDOP_COUNT && status == SP_OK; o++) {
+                /* collectives without a reduction run once, not once per op */
+                if (coll->has_redop ? !coll_selected(opts->redops, o) : o > 0) {
+                    continue;
+                }
+                int root_lo = coll->has_root ? (opts->root < 0 ? 0 : (int)opts->root) : -1;
+                int root_hi = coll->has_root ? (opts->root < 0 ? ctx->nranks - 1 : (int)opts->root)
+                                             : -1;
+                for (int root = root_lo; root <= root_hi && status == SP_OK; root++) {
+                    for (size_t si = 0; si < nsizes && status == SP_OK; si++) {
+                        sp_coll_args_t args;
+                        sp_coll_row_t row_out;
+                        sp_coll_row_t row_in;
+                        size_t esize = sp_dtype_size((sp_dtype_t)d);
+
+                        memset(&args, 0, sizeof(args));
+                        args.kind = (sp_coll_kind_t)c;
+                        args.rank = ctx->rank;
+                        args.nranks = ctx->nranks;
+                        args.dtype = (sp_dtype_t)d;
+                        args.redop = coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM;
+                        args.root = root < 0 ? 0 : root;
+                        coll->get_counts((size_t)(sizes[si] / esize), esize, ctx->nranks,
+                                         &args.counts);
+                        if (do_out) {
+                            args.in_place = 0;
+                            status = sweep_point(ctx, opts, coll, &args, &bufs, &row_out);
+                            if (status == SP_OK && ctx->rank == 0) {
+                                sp_coll_totals_add(&totals, &row_out);
+                                if (row_out.wrong > 0) {
+                                    print_wrong(ctx, &row_out, &bufs.point);
+                                }
+                            }
+                        }
+                        if (do_in && status == SP_OK) {
+                            args.in_place = 1;
+                            status = sweep_point(ctx, opts, coll, &args, &bufs, &row_in);
+                            if (status == SP_OK && ctx->rank == 0) {
+                                sp_coll_totals_add(&totals, &row_in);
+                                if (row_in.wrong > 0) {
+                                    print_wrong(ctx, &row_in, &bufs.point);
+                                }
+                            }
+                        }
+                        if (status == SP_OK && ctx->rank == 0) {
+                            sp_coll_table_line(stdout, do_out ? &row_out : NULL,
+                                               do_in ? &row_in : NULL);
+                            fflush(stdout);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if (ctx->rank == 0 && status == SP_OK) {
+        sp_coll_table_footer(stdout, &totals);
+        fflush(stdout);
+    }
+    sp_sweep_bufs_cleanup(ctx, &bufs);
+    free(sizes);
+    if (status == SP_OK && totals.wrong > 0) {
+        status = SP_ERR_WRONG_DATA;
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
+    return status;
+}

@@ -1,0 +1,51 @@
+/* The collective sweep: every selected collective x type x op x root x size, out-of-place and
+ * in-place, measured to a CI target, verified, printed and appended to the result file. */
+#ifndef SP_SWEEP_H
+#define SP_SWEEP_H
+
+#include "coll.h"
+#include "coll_options.h"
+#include "context.h"
+#include "result.h"
+#include "stats.h"
+
+/* Measurement of one point on this rank; row, samples and rank times are valid on rank 0. */
+typedef struct {
+    sp_coll_row_t row;
+    sp_coll_sample_t *samples;   /* max_samples entries, rank 0 */
+    double *rank_times_us;       /* nranks entries, rank 0 */
+    uint64_t *rank_wrong;        /* nranks entries, rank 0 */
+    sp_coll_wrong_t *wrong;      /* ranks with wrong data, rank 0 */
+    size_t nwrong;
+    double *local_times_us;      /* this rank's own per-sample times */
+    double *scratch;             /* max(max_samples, nranks) doubles */
+} sp_sweep_point_t;
+
+/* Buffers and scratch for measuring points. Collective over ctx->world (agrees on status). */
+typedef struct {
+    void *send;
+    void *recv;
+    size_t bytes;               /* size of each of send and recv */
+    sp_event_t *ev_start;
+    sp_event_t *ev_end;
+    sp_sweep_point_t point;
+    size_t max_samples;
+} sp_sweep_bufs_t;
+
+sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
+                               sp_sweep_bufs_t *bufs);
+void sp_sweep_bufs_cleanup(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs);
+
+/*
+ * Measure one point: warm-up, batch calibration, samples until the stopping rule, per-rank times,
+ * verification. args describes the operation (kind, dtype, redop, root, in_place, counts). On
+ * rank 0 bufs->point holds the row (without sample_offset) and its samples. Collective over
+ * ctx->world and the backend's communicator.
+ */
+sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs);
+
+/* Run the whole sweep of opts: table on rank 0's stdout, rows to ctx->result. Collective. */
+sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts);
+
+#endif

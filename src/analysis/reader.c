@@ -1,0 +1,213 @@
+/* Result-file reader on plain HDF5 calls: the same compound types the writer uses, read back
+ * into the same structs, so the two cannot drift apart. */
+#include "reader.h"
+
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Read a whole 1-D table; rows_p receives a malloc'ed array (NULL when empty). */
+static sp_status_t read_table(hid_t file, const char *name, hid_t type, size_t row_size,
+                              void **rows_p, size_t *n_p)
+{
+    hid_t ds;
+    hid_t space;
+    hsize_t dims[1] = {0};
+    void *rows = NULL;
+    sp_status_t status = SP_OK;
+
+    *rows_p = NULL;
+    *n_p = 0;
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+        return SP_OK;
+    }
+    ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0) {
+        return SP_ERR_FORMAT;
+    }
+    space = H5Dget_space(ds);
+    if (H5Sget_simple_extent_ndims(space) != 1) {
+        status = SP_ERR_FORMAT;
+        goto out;
+    }
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    if (dims[0] > 0) {
+        rows = calloc((size_t)dims[0], row_size);
+        if (rows == NULL) {
+            status = SP_ERR_NOMEM;
+            goto out;
+        }
+        if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
+            free(rows);
+            rows = NULL;
+            status = SP_ERR_FORMAT;
+            goto out;
+        }
+    }
+    *rows_p = rows;
+    *n_p = (size_t)dims[0];
+out:
+    H5Sclose(space);
+    H5Dclose(ds);
+    return status;
+}
+
+sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
+{
+    hid_t file;
+    hid_t type;
+    char buf[64];
+    size_t nranks = 0;
+    void *p = NULL;
+    sp_status_t status;
+
+    memset(rd, 0, sizeof(*rd));
+    snprintf(rd->path, sizeof(rd->path), "%s", path);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+#if H5_VERSION_GE(1, 12, 0)
+    if (H5Fis_accessible(path, H5P_DEFAULT) <= 0) {
+#else
+    if (H5Fis_hdf5(path) <= 0) {
+#endif
+        return SP_ERR_FORMAT;
+    }
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        return SP_ERR_IO;
+    }
+    if (sp__result_read_attr(file, "format", buf, sizeof(buf)) != SP_OK ||
+        strcmp(buf, "scaleprobe") != 0) {
+        H5Fclose(file);
+        return SP_ERR_FORMAT;
+    }
+    sp__result_read_attr(file, "schema_version", buf, sizeof(buf));
+    rd->schema_version = strtol(buf, NULL, 10);
+    if (rd->schema_version != SP_SCHEMA_VERSION) {
+        H5Fclose(file);
+        return SP_ERR_FORMAT;
+    }
+    sp__result_read_attr(file, "created", rd->created, sizeof(rd->created));
+    sp__result_read_attr(file, "tool_version", rd->tool_version, sizeof(rd->tool_version));
+    sp__result_read_attr(file, "status", rd->status, sizeof(rd->status));
+    sp__result_read_attr(file, "command_line", rd->command_line, sizeof(rd->command_line));
+    sp__result_read_attr(file, "subcommand", rd->subcommand, sizeof(rd->subcommand));
+    sp__result_read_attr(file, "backend", rd->backend, sizeof(rd->backend));
+    sp__result_read_attr(file, "world_size", buf, sizeof(buf));
+    rd->world_size = (int)strtol(buf, NULL, 10);
+    sp__result_read_attr(file, "node_count", buf, sizeof(buf));
+    rd->node_count = (int)strtol(buf, NULL, 10);
+
+    type = sp__result_topo_type();
+    status = read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);
+    H5Tclose(type);
+    rd->ranks = p;
+    if (status == SP_OK) {
+        type = sp__result_row_type();
+        status = read_table(file, "/coll/results", type, sizeof(sp_coll_row_t), &p, &rd->nrows);
+        H5Tclose(type);
+        rd->rows = p;
+    }
+    if (status == SP_OK) {
+        type = sp__result_wrong_type();
+        status = read_table(file, "/coll/wrong", type, sizeof(sp_coll_wrong_t), &p, &rd->nwrong);
+        H5Tclose(type);
+        rd->wrong = p;
+    }
+    H5Fclose(file);
+    if (status != SP_OK) {
+        sp_reader_close(rd);
+    }
+    return status;
+}
+
+void sp_reader_close(sp_reader_t *rd)
+{
+    free(rd->ranks);
+    free(rd->rows);
+    free(rd->wrong);
+    rd->ranks = NULL;
+    rd->rows = NULL;
+    rd->wrong = NULL;
+}
+
+const char *sp_reader_host(const sp_reader_t *rd, int rank)
+{
+    if (rd->ranks == NULL || rank < 0 || rank >= rd->world_size) {
+        return "?";
+    }
+    return rd->ranks[rank].host;
+}
+
+/* Read count elements from offset of a 1-D or one row of a 2-D dataset. */
+static sp_status_t read_slab(const char *path, const char *name, hid_t type, hsize_t row,
+                             hsize_t offset, hsize_t count, int two_d, void *out)
+{
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds;
+    hid_t fspace;
+    hid_t mspace;
+    hsize_t start[2] = {two_d ? row : offset, 0};
+    hsize_t cnt[2] = {two_d ? 1 : count, count};
+    herr_t rc;
+
+    if (file < 0) {
+        return SP_ERR_IO;
+    }
+    ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0) {
+        H5Fclose(file);
+        return SP_ERR_FORMAT;
+    }
+    fspace = H5Dget_space(ds);
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL);
+    mspace = H5Screate_simple(1, &count, NULL);
+    rc = H5Dread(ds, type, mspace, fspace, H5P_DEFAULT, out);
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    H5Dclose(ds);
+    H5Fclose(file);
+    return rc < 0 ? SP_ERR_FORMAT : SP_OK;
+}
+
+sp_status_t sp_reader_samples(const sp_reader_t *rd, size_t i, sp_coll_sample_t **samples_p)
+{
+    const sp_coll_row_t *row = &rd->rows[i];
+    sp_coll_sample_t *s = calloc(row->samples > 0 ? row->samples : 1, sizeof(*s));
+    hid_t type = sp__result_sample_type();
+    sp_status_t status;
+
+    if (s == NULL) {
+        H5Tclose(type);
+        return SP_ERR_NOMEM;
+    }
+    status = row->samples == 0 ? SP_OK
+                               : read_slab(rd->path, "/coll/samples", type, 0, row->sample_offset,
+                                           row->samples, 0, s);
+    H5Tclose(type);
+    if (status != SP_OK) {
+        free(s);
+        return status;
+    }
+    *samples_p = s;
+    return SP_OK;
+}
+
+sp_status_t sp_reader_rank_times(const sp_reader_t *rd, size_t i, double **times_p)
+{
+    double *t = calloc((size_t)rd->world_size, sizeof(*t));
+    sp_status_t status;
+
+    if (t == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    status = read_slab(rd->path, "/coll/rank_times", H5T_NATIVE_DOUBLE, i, 0,
+                       (hsize_t)rd->world_size, 1, t);
+    if (status != SP_OK) {
+        free(t);
+        return status;
+    }
+    *times_p = t;
+    return SP_OK;
+}

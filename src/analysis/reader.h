@@ -1,0 +1,45 @@
+/* Reading a result file back (offline tools: report now, compare and export later). Whole tables
+ * are read into memory: a sweep has thousands of rows, not millions. */
+#ifndef SP_READER_H
+#define SP_READER_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "status.h"
+#include "topo.h"
+
+typedef struct {
+    char path[4096];
+    char created[64];
+    char tool_version[64];
+    char status[32];
+    char command_line[4096];
+    char subcommand[32];
+    char backend[32];
+    long schema_version;
+    int world_size;
+    int node_count;
+
+    sp_topo_rank_t *ranks;       /* world_size rows of /topology/ranks */
+    sp_coll_row_t *rows;         /* /coll/results */
+    size_t nrows;
+    sp_coll_wrong_t *wrong;      /* /coll/wrong */
+    size_t nwrong;
+} sp_reader_t;
+
+/* Open and read path. Returns SP_ERR_FORMAT (with a logged reason) for files that are not
+ * scaleprobe result files, SP_ERR_IO when the file cannot be opened. */
+sp_status_t sp_reader_open(const char *path, sp_reader_t *rd);
+void sp_reader_close(sp_reader_t *rd);
+
+/* Host name of a rank, "?" when unknown. */
+const char *sp_reader_host(const sp_reader_t *rd, int rank);
+
+/* Per-sample times of row i (caller frees). */
+sp_status_t sp_reader_samples(const sp_reader_t *rd, size_t i, sp_coll_sample_t **samples_p);
+
+/* Per-rank median times of row i (world_size values; caller frees). */
+sp_status_t sp_reader_rank_times(const sp_reader_t *rd, size_t i, double **times_p);
+
+#endif

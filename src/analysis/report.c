@@ -1,0 +1,230 @@
+/* The human summary of a result file: the nccl-tests-style table again (same formatter as the
+ * live run), then peak bus bandwidth per collective, points that missed the CI target, ranks
+ * that were slowest most often, and any wrong data with the ranks that had it. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "coll_table.h"
+#include "dtype.h"
+#include "launcher.h"
+
+static int same_point(const sp_coll_row_t *a, const sp_coll_row_t *b)
+{
+    return a->op == b->op && a->dtype == b->dtype && a->redop == b->redop && a->root == b->root &&
+           a->bytes == b->bytes;
+}
+
+static const char *redop_str(const sp_coll_row_t *r)
+{
+    return r->redop < 0 ? "none" : sp_redop_name((sp_redop_t)r->redop);
+}
+
+static void print_table(const sp_reader_t *rd, FILE *out)
+{
+    sp_coll_totals_t totals;
+    int last_op = -1;
+
+    memset(&totals, 0, sizeof(totals));
+    totals.nranks = rd->world_size;
+    for (size_t i = 0; i < rd->nrows; i++) {
+        const sp_coll_row_t *r = &rd->rows[i];
+        const sp_coll_row_t *in = NULL;
+
+        if (r->op != last_op) {
+            sp_coll_table_header(out, sp_coll_names[r->op]);
+            last_op = r->op;
+        }
+        sp_coll_totals_add(&totals, r);
+        if (r->in_place) {
+            sp_coll_table_line(out, NULL, r);
+            continue;
+        }
+        /* the sweep writes a size's out-of-place row and then its in-place row */
+        if (i + 1 < rd->nrows && rd->rows[i + 1].in_place && same_point(r, &rd->rows[i + 1])) {
+            in = &rd->rows[++i];
+            sp_coll_totals_add(&totals, in);
+        }
+        sp_coll_table_line(out, r, in);
+    }
+    sp_coll_table_footer(out, &totals);
+}
+
+static void print_peaks(const sp_reader_t *rd, FILE *out)
+{
+    fprintf(out, "# Peak bus bandwidth per collective (median time of the best point):\n");
+    for (int c = 0; c < SP_COLL_COUNT; c++) {
+        const sp_coll_row_t *best = NULL;
+        for (size_t i = 0; i < rd->nrows; i++) {
+            const sp_coll_row_t *r = &rd->rows[i];
+            double bw = rd->world_size > 1 ? r->busbw_gbps : r->algbw_gbps;
+            double best_bw;
+            if (r->op != c || isnan(bw)) {
+                continue;
+            }
+            best_bw = best == NULL ? -1.0
+                                   : (rd->world_size > 1 ? best->busbw_gbps : best->algbw_gbps);
+            if (bw > best_bw) {
+                best = r;
+            }
+        }
+        if (best == NULL) {
+            continue;
+        }
+        if (rd->world_size > 1) {
+            fprintf(out, "#   %-15s %9.3f GB/s busbw  at %llu B %s %s %s (algbw %.3f GB/s, CI +-%.1f%%)\n",
+                    sp_coll_names[c], best->busbw_gbps, (unsigned long long)best->bytes,
+                    sp_dtype_name((sp_dtype_t)best->dtype), redop_str(best),
+                    best->in_place ? "in-place" : "out-of-place", best->algbw_gbps,
+                    best->ci_rel * 100.0);
+        } else {
+            fprintf(out, "#   %-15s busbw n/a with 1 rank; algbw %.3f GB/s at %llu B %s %s\n",
+                    sp_coll_names[c], best->algbw_gbps, (unsigned long long)best->bytes,
+                    sp_dtype_name((sp_dtype_t)best->dtype),
+                    best->in_place ? "in-place" : "out-of-place");
+        }
+    }
+}
+
+static void print_not_converged(const sp_reader_t *rd, FILE *out)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < rd->nrows; i++) {
+        n += rd->rows[i].converged ? 0 : 1;
+    }
+    if (n == 0) {
+        fprintf(out, "# Every point met its CI target.\n");
+        return;
+    }
+    fprintf(out, "# %zu of %zu points stopped before the CI target (time or sample cap):\n", n,
+            rd->nrows);
+    for (size_t i = 0, shown = 0; i < rd->nrows && shown < 20; i++) {
+        const sp_coll_row_t *r = &rd->rows[i];
+        if (r->converged) {
+            continue;
+        }
+        fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s CI +-%.1f%% after %u samples\n",
+                sp_coll_names[r->op], (unsigned long long)r->bytes,
+                sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
+                r->in_place ? "in-place" : "out-of-place", r->ci_rel * 100.0, r->samples);
+        shown++;
+    }
+    if (n > 20) {
+        fprintf(out, "#   ... and %zu more\n", n - 20);
+    }
+}
+
+static void print_slowest(const sp_reader_t *rd, FILE *out)
+{
+    int *count;
+    int shown = 0;
+
+    if (rd->world_size < 2 || rd->nrows == 0) {
+        return;
+    }
+    count = calloc((size_t)rd->world_size, sizeof(*count));
+    if (count == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < rd->nrows; i++) {
+        int r = rd->rows[i].slowest_rank;
+        if (r >= 0 && r < rd->world_size) {
+            count[r]++;
+        }
+    }
+    fprintf(out, "# Ranks slowest most often (highest own median time per point):\n");
+    for (int k = 0; k < 3; k++) {
+        int best = -1;
+        for (int r = 0; r < rd->world_size; r++) {
+            if (count[r] > 0 && (best < 0 || count[r] > count[best])) {
+                best = r;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        fprintf(out, "#   rank %d (%s, node %d): slowest in %d of %zu points (%.0f%%)\n", best,
+                sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1, count[best],
+                rd->nrows, 100.0 * count[best] / (double)rd->nrows);
+        count[best] = 0;
+        shown++;
+    }
+    if (shown == 0) {
+        fprintf(out, "#   none\n");
+    }
+    free(count);
+}
+
+static void print_wrong(const sp_reader_t *rd, FILE *out)
+{
+    if (rd->nwrong == 0) {
+        return;
+    }
+    fprintf(out, "# WRONG DATA on %zu (point, rank) pairs:\n", rd->nwrong);
+    for (size_t i = 0; i < rd->nwrong && i < 50; i++) {
+        const sp_coll_wrong_t *w = &rd->wrong[i];
+        const sp_coll_row_t *r = w->row < rd->nrows ? &rd->rows[w->row] : NULL;
+        if (r == NULL) {
+            continue;
+        }
+        fprintf(out, "#   rank %d (%s): %llu wrong elements in %s %llu B %s %s %s\n", w->rank,
+                sp_reader_host(rd, w->rank), (unsigned long long)w->wrong, sp_coll_names[r->op],
+                (unsigned long long)r->bytes, sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
+                r->in_place ? "in-place" : "out-of-place");
+    }
+}
+
+void sp_report_print(const sp_reader_t *rd, FILE *out)
+{
+    fprintf(out, "# scaleprobe report: %s\n", rd->path);
+    fprintf(out, "# created %s by scaleprobe %s (schema %ld), status %s\n", rd->created,
+            rd->tool_version, rd->schema_version, rd->status);
+    fprintf(out, "# command: %s\n", rd->command_line);
+    fprintf(out, "# %d ranks on %d nodes, backend %s\n", rd->world_size, rd->node_count,
+            rd->backend);
+    if (strcmp(rd->status, "complete") != 0) {
+        fprintf(out, "# NOTE: the run did not complete; the points below are those it finished\n");
+    }
+    if (rd->nrows == 0) {
+        fprintf(out, "# no sweep points in this file\n");
+        return;
+    }
+    print_table(rd, out);
+    fprintf(out, "# Summary\n");
+    print_peaks(rd, out);
+    print_not_converged(rd, out);
+    print_slowest(rd, out);
+    print_wrong(rd, out);
+}
+
+int sp_report_main(int argc, char **argv)
+{
+    sp_reader_t rd;
+    sp_status_t status;
+
+    if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
+        printf("usage: scaleprobe report FILE\nPrint the sweep table and a summary of a result "
+               "file. Needs no MPI launch.\n");
+        return 0;
+    }
+    if (argc != 3) {
+        sp_launcher_error("report", "expected exactly one result file (usage: scaleprobe report FILE)");
+        return 2;
+    }
+    status = sp_reader_open(argv[2], &rd);
+    if (status != SP_OK) {
+        char msg[4200];
+        snprintf(msg, sizeof(msg), "%s: %s", argv[2],
+                 status == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema version)"
+                                         : "cannot be read");
+        sp_launcher_error("report", msg);
+        return 2;
+    }
+    sp_report_print(&rd, stdout);
+    sp_reader_close(&rd);
+    return 0;
+}

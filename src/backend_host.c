@@ -1,0 +1,371 @@
+/* The host backend: collectives are MPI calls over host memory on the backend's own duplicated
+ * communicator. MPI has no 16-bit floating types, so half and bfloat16 travel as MPI_UINT16_T
+ * with user-defined reduction operators; avg is a sum followed by a local division, as NCCL
+ * defines it. Operations are blocking, so an event is the monotonic time when it is recorded. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "log.h"
+#include "timeutil.h"
+
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    MPI_Op half_ops[SP_REDOP_COUNT];
+    MPI_Op bf16_ops[SP_REDOP_COUNT];
+} host_state_t;
+
+struct sp_event {
+    uint64_t ns;
+};
+
+static sp_status_t mpi_check(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS) {
+        return SP_OK;
+    }
+    MPI_Error_string(rc, msg, &len);
+    sp_error("%s failed: %s", what, msg);
+    return SP_ERR_MPI;
+}
+
+/* ---- half / bfloat16 reductions ---- */
+
+static void reduce16(sp_dtype_t dtype, sp_redop_t redop, const void *in, void *inout, int len)
+{
+    for (int i = 0; i < len; i++) {
+        double a = sp_dtype_get(dtype, in, (size_t)i);
+        double b = sp_dtype_get(dtype, inout, (size_t)i);
+        sp_dtype_set(dtype, inout, (size_t)i, sp_redop_apply(redop, a, b));
+    }
+}
+
+/* One function per (type, op): MPI passes no user context to an operator. */
+#define SP_HOST_OP16(fname, dtype, redop)                                                          \
+    static void fname(void *in, void *inout, int *len, MPI_Datatype *dt)                           \
+    {                                                                                              \
+        (void)dt;                                                                                  \
+        reduce16(dtype, redop, in, inout, *len);                                                   \
+    }
+SP_HOST_OP16(half_sum, SP_DTYPE_HALF, SP_REDOP_SUM)
+SP_HOST_OP16(half_prod, SP_DTYPE_HALF, SP_REDOP_PROD)
+SP_HOST_OP16(half_max, SP_DTYPE_HALF, SP_REDOP_MAX)
+SP_HOST_OP16(half_min, SP_DTYPE_HALF, SP_REDOP_MIN)
+SP_HOST_OP16(bf16_sum, SP_DTYPE_BFLOAT16, SP_REDOP_SUM)
+SP_HOST_OP16(bf16_prod, SP_DTYPE_BFLOAT16, SP_REDOP_PROD)
+SP_HOST_OP16(bf16_max, SP_DTYPE_BFLOAT16, SP_REDOP_MAX)
+SP_HOST_OP16(bf16_min, SP_DTYPE_BFLOAT16, SP_REDOP_MIN)
+#undef SP_HOST_OP16
+
+static MPI_Datatype host_mpi_type(sp_dtype_t dtype)
+{
+    switch (dtype) {
+    case SP_DTYPE_INT8:
+        return MPI_INT8_T;
+    case SP_DTYPE_UINT8:
+        return MPI_UINT8_T;
+    case SP_DTYPE_INT32:
+        return MPI_INT32_T;
+    case SP_DTYPE_UINT32:
+        return MPI_UINT32_T;
+    case SP_DTYPE_INT64:
+        return MPI_INT64_T;
+    case SP_DTYPE_UINT64:
+        return MPI_UINT64_T;
+    case SP_DTYPE_FLOAT:
+        return MPI_FLOAT;
+    case SP_DTYPE_DOUBLE:
+        return MPI_DOUBLE;
+    case SP_DTYPE_HALF:
+    case SP_DTYPE_BFLOAT16:
+    default:
+        return MPI_UINT16_T;
+    }
+}
+
+static MPI_Op host_mpi_op(const host_state_t *st, sp_dtype_t dtype, sp_redop_t redop)
+{
+    sp_redop_t base = redop == SP_REDOP_AVG ? SP_REDOP_SUM : redop;
+
+    if (dtype == SP_DTYPE_HALF) {
+        return st->half_ops[base];
+    }
+    if (dtype == SP_DTYPE_BFLOAT16) {
+        return st->bf16_ops[base];
+    }
+    switch (base) {
+    case SP_REDOP_PROD:
+        return MPI_PROD;
+    case SP_REDOP_MAX:
+        return MPI_MAX;
+    case SP_REDOP_MIN:
+        return MPI_MIN;
+    case SP_REDOP_SUM:
+    default:
+        return MPI_SUM;
+    }
+}
+
+static sp_status_t host_init(MPI_Comm comm, void **state_p)
+{
+    static MPI_User_function *const half_fns[] = {half_sum, half_prod, half_max, half_min};
+    static MPI_User_function *const bf16_fns[] = {bf16_sum, bf16_prod, bf16_max, bf16_min};
+    host_state_t *st = calloc(1, sizeof(*st));
+    sp_status_t status;
+
+    if (st == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    status = mpi_check(MPI_Comm_dup(comm, &st->comm), "MPI_Comm_dup");
+    if (status != SP_OK) {
+        goto err_free;
+    }
+    MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(st->comm, &st->rank);
+    MPI_Comm_size(st->comm, &st->nranks);
+    for (int i = 0; i < SP_REDOP_AVG; i++) {
+        st->half_ops[i] = st->bf16_ops[i] = MPI_OP_NULL;
+    }
+    for (int i = 0; i < SP_REDOP_AVG; i++) {
+        status = mpi_check(MPI_Op_create(half_fns[i], 1, &st->half_ops[i]), "MPI_Op_create");
+        if (status == SP_OK) {
+            status = mpi_check(MPI_Op_create(bf16_fns[i], 1, &st->bf16_ops[i]), "MPI_Op_create");
+        }
+        if (status != SP_OK) {
+            goto err_ops;
+        }
+    }
+    *state_p = st;
+    return SP_OK;
+
+err_ops:
+    for (int i = 0; i < SP_REDOP_AVG; i++) {
+        if (st->half_ops[i] != MPI_OP_NULL) {
+            MPI_Op_free(&st->half_ops[i]);
+        }
+        if (st->bf16_ops[i] != MPI_OP_NULL) {
+            MPI_Op_free(&st->bf16_ops[i]);
+        }
+    }
+    MPI_Comm_free(&st->comm);
+err_free:
+    free(st);
+    return status;
+}
+
+static void host_fini(void *state)
+{
+    host_state_t *st = state;
+
+    if (st == NULL) {
+        return;
+    }
+    for (int i = 0; i < SP_REDOP_AVG; i++) {
+        MPI_Op_free(&st->half_ops[i]);
+        MPI_Op_free(&st->bf16_ops[i]);
+    }
+    MPI_Comm_free(&st->comm);
+    free(st);
+}
+
+static sp_status_t host_mem_alloc(void *state, size_t bytes, void **ptr_p)
+{
+    void *p = NULL;
+
+    (void)state;
+    /* page-aligned, and never a zero-byte request, so every buffer has a distinct address */
+    if (posix_memalign(&p, 4096, bytes > 0 ? bytes : 4096) != 0) {
+        sp_error("cannot allocate %zu bytes of host memory", bytes);
+        return SP_ERR_NOMEM;
+    }
+    /* touch every page now so first-touch faults stay out of the timed region */
+    memset(p, 0, bytes);
+    *ptr_p = p;
+    return SP_OK;
+}
+
+static void host_mem_free(void *state, void *ptr)
+{
+    (void)state;
+    free(ptr);
+}
+
+static sp_status_t host_mem_poison(void *state, void *ptr, size_t bytes)
+{
+    (void)state;
+    memset(ptr, 0xA5, bytes);
+    return SP_OK;
+}
+
+static sp_status_t host_fill(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
+                             void *input)
+{
+    (void)state;
+    sp_coll_fill(coll, args, input);
+    return SP_OK;
+}
+
+static sp_status_t host_check(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
+                              const void *output, uint64_t *wrong_p)
+{
+    (void)state;
+    *wrong_p = sp_coll_check(coll, args, output);
+    return SP_OK;
+}
+
+static void host_avg_finish(const sp_coll_args_t *args, void *out, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        double sum = sp_dtype_get(args->dtype, out, i);
+        sp_dtype_set(args->dtype, out, i, sp_redop_avg_finish(args->dtype, sum, args->nranks));
+    }
+}
+
+static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const void *send,
+                                 void *recv)
+{
+    host_state_t *st = state;
+    MPI_Datatype dt = host_mpi_type(args->dtype);
+    MPI_Op op = host_mpi_op(st, args->dtype, args->redop);
+    const sp_coll_counts_t *c = &args->counts;
+    size_t esize = sp_dtype_size(args->dtype);
+    int ip = args->in_place;
+    int is_root = st->rank == args->root;
+    int param = (int)c->param_count;
+    int next = (st->rank + 1) % st->nranks;
+    int prev = (st->rank - 1 + st->nranks) % st->nranks;
+    void *out = recv;
+    size_t avg_count = 0;
+    int rc = MPI_SUCCESS;
+
+    switch (args->kind) {
+    case SP_COLL_ALL_REDUCE:
+        rc = MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, param, dt, op, st->comm);
+        avg_count = c->param_count;
+        break;
+    case SP_COLL_REDUCE:
+        if (ip && is_root) {
+            rc = MPI_Reduce(MPI_IN_PLACE, recv, param, dt, op, args->root, st->comm);
+        } else {
+            rc = MPI_Reduce(ip ? recv : send, recv, param, dt, op, args->root, st->comm);
+        }
+        avg_count = is_root ? c->param_count : 0;
+        break;
+    case SP_COLL_REDUCE_SCATTER:
+        if (ip) {
+            /* MPI leaves the result at the start of the buffer; NCCL's in-place layout (and
+             * therefore the verification) has it at block `rank`. */
+            rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, param, dt, op, st->comm);
+            out = (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize;
+            if (rc == MPI_SUCCESS && st->rank != 0) {
+                memmove(out, recv, c->param_count * esize);
+            }
+        } else {
+            rc = MPI_Reduce_scatter_block(send, recv, param, dt, op, st->comm);
+        }
+        avg_count = c->param_count;
+        break;
+    case SP_COLL_ALL_GATHER:
+        rc = MPI_Allgather(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, st->comm);
+        break;
+    case SP_COLL_BROADCAST:
+        rc = MPI_Bcast(ip || !is_root ? recv : (void *)send, param, dt, args->root, st->comm);
+        break;
+    case SP_COLL_ALLTOALL:
+        rc = MPI_Alltoall(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, st->comm);
+        break;
+    case SP_COLL_SENDRECV:
+        if (ip) {
+            rc = MPI_Sendrecv_replace(recv, param, dt, next, 0, prev, 0, st->comm,
+                                      MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Sendrecv(send, param, dt, next, 0, recv, param, dt, prev, 0, st->comm,
+                              MPI_STATUS_IGNORE);
+        }
+        break;
+    case SP_COLL_GATHER:
+        rc = MPI_Gather(ip && is_root ? MPI_IN_PLACE : send, param, dt, recv, param, dt,
+                        args->root, st->comm);
+        break;
+    case SP_COLL_SCATTER:
+        if (ip && is_root) {
+            rc = MPI_Scatter(recv, param, dt, MPI_IN_PLACE, param, dt, args->root, st->comm);
+        } else {
+            void *dst = ip ? (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize
+                           : recv;
+            rc = MPI_Scatter(send, param, dt, dst, param, dt, args->root, st->comm);
+        }
+        break;
+    default:
+        return SP_ERR_UNSUPPORTED;
+    }
+    if (rc != MPI_SUCCESS) {
+        return mpi_check(rc, sp_coll_names[args->kind]);
+    }
+    if (args->redop == SP_REDOP_AVG && avg_count > 0) {
+        host_avg_finish(args, out, avg_count);
+    }
+    return SP_OK;
+}
+
+static sp_status_t host_event_create(void *state, sp_event_t **event_p)
+{
+    sp_event_t *ev = calloc(1, sizeof(*ev));
+
+    (void)state;
+    if (ev == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    *event_p = ev;
+    return SP_OK;
+}
+
+static void host_event_destroy(void *state, sp_event_t *event)
+{
+    (void)state;
+    free(event);
+}
+
+static sp_status_t host_event_record(void *state, sp_event_t *event)
+{
+    (void)state;
+    event->ns = sp_time_ns();
+    return SP_OK;
+}
+
+static sp_status_t host_event_elapsed_ns(void *state, sp_event_t *start, sp_event_t *end,
+                                         uint64_t *ns_p)
+{
+    (void)state;
+    *ns_p = end->ns >= start->ns ? end->ns - start->ns : 0;
+    return SP_OK;
+}
+
+static sp_status_t host_sync(void *state)
+{
+    (void)state;
+    return SP_OK; /* every host operation is complete when its call returns */
+}
+
+const sp_backend_ops_t sp_backend_host_ops = {
+    .name = "host",
+    .init = host_init,
+    .fini = host_fini,
+    .mem_alloc = host_mem_alloc,
+    .mem_free = host_mem_free,
+    .mem_poison = host_mem_poison,
+    .fill = host_fill,
+    .check = host_check,
+    .coll_run = host_coll_run,
+    .event_create = host_event_create,
+    .event_destroy = host_event_destroy,
+    .event_record = host_event_record,
+    .event_elapsed_ns = host_event_elapsed_ns,
+    .sync = host_sync,
+};

@@ -1,0 +1,73 @@
+/* Data types and reduction operators of a sweep, named as nccl-tests names them, with element
+ * access through doubles (every value scaleprobe writes is exactly representable). */
+#ifndef SP_DTYPE_H
+#define SP_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Same order as ncclDataType_t, so the nccl backend maps by a table. */
+typedef enum {
+    SP_DTYPE_INT8 = 0,
+    SP_DTYPE_UINT8,
+    SP_DTYPE_INT32,
+    SP_DTYPE_UINT32,
+    SP_DTYPE_INT64,
+    SP_DTYPE_UINT64,
+    SP_DTYPE_HALF,
+    SP_DTYPE_FLOAT,
+    SP_DTYPE_DOUBLE,
+    SP_DTYPE_BFLOAT16,
+    SP_DTYPE_COUNT
+} sp_dtype_t;
+
+/* Same order as ncclRedOp_t. */
+typedef enum {
+    SP_REDOP_SUM = 0,
+    SP_REDOP_PROD,
+    SP_REDOP_MAX,
+    SP_REDOP_MIN,
+    SP_REDOP_AVG,
+    SP_REDOP_COUNT
+} sp_redop_t;
+
+size_t sp_dtype_size(sp_dtype_t dtype);
+const char *sp_dtype_name(sp_dtype_t dtype);
+const char *sp_redop_name(sp_redop_t redop);
+
+/* Look up by name; returns -1 when unknown. */
+int sp_dtype_from_name(const char *name);
+int sp_redop_from_name(const char *name);
+
+/* 1 for int/uint types. */
+int sp_dtype_is_integer(sp_dtype_t dtype);
+
+/* Largest integer L such that every integer in [0, L] is stored exactly and without overflow. */
+double sp_dtype_exact_limit(sp_dtype_t dtype);
+
+/* Largest e such that 2^e is stored exactly and without overflow. */
+int sp_dtype_max_pow2(sp_dtype_t dtype);
+
+/* Element access: read element i as a double; store a double into element i (rounded to the
+ * type: nearest-even for floating types, truncation toward zero for integers). */
+double sp_dtype_get(sp_dtype_t dtype, const void *buf, size_t i);
+void sp_dtype_set(sp_dtype_t dtype, void *buf, size_t i, double value);
+
+/* The value that element access gives back after storing value: the type's rounding. */
+double sp_dtype_round(sp_dtype_t dtype, double value);
+
+/* IEEE binary16 and bfloat16 conversions (round to nearest even, NaN preserved). */
+uint16_t sp_half_from_float(float f);
+float sp_half_to_float(uint16_t h);
+uint16_t sp_bf16_from_float(float f);
+float sp_bf16_to_float(uint16_t b);
+
+/* Reduce two values of a reduction as the type would: used to define avg and for the host
+ * backend's half/bfloat16 reductions. avg combines like sum; sp_redop_avg_finish divides. */
+double sp_redop_apply(sp_redop_t redop, double a, double b);
+
+/* Final step of avg: the sum of n contributions divided by n, rounded to the type (integer
+ * division truncates, as NCCL does for integer types). */
+double sp_redop_avg_finish(sp_dtype_t dtype, double sum, int nranks);
+
+#endif

@@ -1,0 +1,582 @@
+/* HDF5 result writer. Tables are 1-D chunked, extendible datasets of compound rows, so a run of
+ * any length appends without rewriting, and every append is flushed: a killed run leaves every
+ * finished point readable. String-valued columns are HDF5 enums, readable by h5dump and h5py. */
+#include "result.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll.h"
+#include "dtype.h"
+#include "log.h"
+#include "timeutil.h"
+
+struct sp_result {
+    hid_t file;
+    hid_t coll;          /* /coll, created on first append */
+    hid_t results;
+    hid_t samples;
+    hid_t rank_times;
+    hid_t wrong;
+    hid_t row_type;
+    hid_t sample_type;
+    hid_t wrong_type;
+    uint64_t nrows;
+    uint64_t nsamples;
+    uint64_t nwrong;
+    int nranks;
+};
+
+/* ---- HDF5 error message ---- */
+
+static char h5_error_msg[256];
+
+static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *err, void *data)
+{
+    (void)data;
+    if (n == 0) {
+        snprintf(h5_error_msg, sizeof(h5_error_msg), "%s (%s)", err->desc ? err->desc : "?",
+                 err->func_name ? err->func_name : "?");
+    }
+    return 0;
+}
+
+const char *sp__result_h5_error(void)
+{
+    snprintf(h5_error_msg, sizeof(h5_error_msg), "unknown HDF5 error");
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, h5_walk_cb, NULL);
+    return h5_error_msg;
+}
+
+static sp_status_t h5_fail(const char *what)
+{
+    sp_error("HDF5: %s: %s", what, sp__result_h5_error());
+    return SP_ERR_IO;
+}
+
+/* ---- types ---- */
+
+static hid_t enum_type(const char *const *names, int n, int with_none)
+{
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
+
+    for (int i = 0; i < n; i++) {
+        int8_t v = (int8_t)i;
+        H5Tenum_insert(t, names[i], &v);
+    }
+    if (with_none) {
+        int8_t v = SP_REDOP_NONE;
+        H5Tenum_insert(t, "none", &v);
+    }
+    return t;
+}
+
+hid_t sp__result_row_type(void)
+{
+    const char *dnames[SP_DTYPE_COUNT];
+    const char *rnames[SP_REDOP_COUNT];
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_coll_row_t));
+    hid_t op_t = enum_type(sp_coll_names, SP_COLL_COUNT, 0);
+    hid_t dt_t;
+    hid_t red_t;
+
+    for (int i = 0; i < SP_DTYPE_COUNT; i++) {
+        dnames[i] = sp_dtype_name((sp_dtype_t)i);
+    }
+    for (int i = 0; i < SP_REDOP_COUNT; i++) {
+        rnames[i] = sp_redop_name((sp_redop_t)i);
+    }
+    dt_t = enum_type(dnames, SP_DTYPE_COUNT, 0);
+    red_t = enum_type(rnames, SP_REDOP_COUNT, 1);
+
+#define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_coll_row_t, name), type)
+    F(op, op_t);
+    F(dtype, dt_t);
+    F(redop, red_t);
+    F(in_place, H5T_NATIVE_INT8);
+    F(root, H5T_NATIVE_INT32);
+    F(bytes, H5T_NATIVE_UINT64);
+    F(count, H5T_NATIVE_UINT64);
+    F(samples, H5T_NATIVE_UINT32);
+    F(batch, H5T_NATIVE_UINT32);
+    F(converged, H5T_NATIVE_INT8);
+    F(time_us, H5T_NATIVE_DOUBLE);
+    F(mean_us, H5T_NATIVE_DOUBLE);
+    F(stddev_us, H5T_NATIVE_DOUBLE);
+    F(min_us, H5T_NATIVE_DOUBLE);
+    F(max_us, H5T_NATIVE_DOUBLE);
+    F(p99_us, H5T_NATIVE_DOUBLE);
+    F(ci_lo_us, H5T_NATIVE_DOUBLE);
+    F(ci_hi_us, H5T_NATIVE_DOUBLE);
+    F(ci_rel, H5T_NATIVE_DOUBLE);
+    F(algbw_gbps, H5T_NATIVE_DOUBLE);
+    F(busbw_gbps, H5T_NATIVE_DOUBLE);
+    F(wrong, H5T_NATIVE_INT64);
+    F(wrong_ranks, H5T_NATIVE_INT32);
+    F(slowest_rank, H5T_NATIVE_INT32);
+    F(slowest_margin, H5T_NATIVE_DOUBLE);
+    F(sample_offset, H5T_NATIVE_UINT64);
+    F(elapsed_s, H5T_NATIVE_DOUBLE);
+#undef F
+    H5Tclose(op_t);
+    H5Tclose(dt_t);
+    H5Tclose(red_t);
+    return t;
+}
+
+hid_t sp__result_sample_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_coll_sample_t));
+
+    H5Tinsert(t, "time_us", HOFFSET(sp_coll_sample_t, time_us), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "slowest_rank", HOFFSET(sp_coll_sample_t, slowest_rank), H5T_NATIVE_INT32);
+    return t;
+}
+
+hid_t sp__result_wrong_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_coll_wrong_t));
+
+    H5Tinsert(t, "row", HOFFSET(sp_coll_wrong_t, row), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "rank", HOFFSET(sp_coll_wrong_t, rank), H5T_NATIVE_INT32);
+    H5Tinsert(t, "wrong", HOFFSET(sp_coll_wrong_t, wrong), H5T_NATIVE_UINT64);
+    return t;
+}
+
+hid_t sp__result_topo_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_topo_rank_t));
+    hid_t str = H5Tcopy(H5T_C_S1);
+
+    H5Tset_size(str, SP_HOST_LEN);
+    H5Tset_strpad(str, H5T_STR_NULLTERM);
+    H5Tinsert(t, "rank", HOFFSET(sp_topo_rank_t, rank), H5T_NATIVE_INT32);
+    H5Tinsert(t, "node", HOFFSET(sp_topo_rank_t, node), H5T_NATIVE_INT32);
+    H5Tinsert(t, "local_rank", HOFFSET(sp_topo_rank_t, local_rank), H5T_NATIVE_INT32);
+    H5Tinsert(t, "local_size", HOFFSET(sp_topo_rank_t, local_size), H5T_NATIVE_INT32);
+    H5Tinsert(t, "host", HOFFSET(sp_topo_rank_t, host), str);
+    H5Tclose(str);
+    return t;
+}
+
+/* ---- attributes ---- */
+
+static sp_status_t write_attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr;
+    sp_status_t status = SP_OK;
+
+    H5Tset_size(type, strlen(value) + 1);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+    if (H5Aexists(obj, name) > 0) {
+        H5Adelete(obj, name);
+    }
+    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0 || H5Awrite(attr, type, value) < 0) {
+        status = h5_fail(name);
+    }
+    if (attr >= 0) {
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    return status;
+}
+
+static sp_status_t write_attr_int(hid_t obj, const char *name, long long value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t attr = H5Acreate2(obj, name, H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
+    sp_status_t status = SP_OK;
+
+    if (attr < 0 || H5Awrite(attr, H5T_NATIVE_LLONG, &value) < 0) {
+        status = h5_fail(name);
+    }
+    if (attr >= 0) {
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    return status;
+}
+
+sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen)
+{
+    hid_t attr;
+    hid_t ftype;
+    hid_t mtype;
+    size_t size;
+    char *tmp;
+    sp_status_t status = SP_OK;
+
+    if (H5Aexists(obj, name) <= 0) {
+        return SP_ERR_FORMAT;
+    }
+    attr = H5Aopen(obj, name, H5P_DEFAULT);
+    ftype = H5Aget_type(attr);
+    if (H5Tget_class(ftype) != H5T_STRING) {
+        /* integers are read through a long long */
+        long long v = 0;
+        if (H5Aread(attr, H5T_NATIVE_LLONG, &v) < 0) {
+            status = SP_ERR_FORMAT;
+        }
+        snprintf(out, outlen, "%lld", v);
+        H5Tclose(ftype);
+        H5Aclose(attr);
+        return status;
+    }
+    size = H5Tget_size(ftype);
+    mtype = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mtype, size + 1);
+    tmp = calloc(1, size + 2);
+    if (tmp == NULL || H5Aread(attr, mtype, tmp) < 0) {
+        status = SP_ERR_FORMAT;
+    } else {
+        snprintf(out, outlen, "%s", tmp);
+    }
+    free(tmp);
+    H5Tclose(mtype);
+    H5Tclose(ftype);
+    H5Aclose(attr);
+    return status;
+}
+
+/* ---- file ---- */
+
+static sp_status_t make_parent_dirs(const char *path)
+{
+    char buf[4096];
+
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+        return SP_ERR_INVALID;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') {
+            continue;
+        }
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            sp_error("cannot create directory %s: %s", buf, strerror(errno));
+            return SP_ERR_IO;
+        }
+        *p = '/';
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_check_path(const char *path, int force)
+{
+    struct stat st;
+
+    if (path[0] == '\0') {
+        return SP_ERR_INVALID;
+    }
+    if (stat(path, &st) == 0) {
+        if (!force) {
+            return SP_ERR_EXISTS;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            return SP_ERR_INVALID;
+        }
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t *info,
+                             sp_result_t **res_p)
+{
+    sp_result_t *res;
+    char created[64];
+    sp_status_t status;
+
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    status = sp_result_check_path(path, force);
+    if (status != SP_OK) {
+        return status;
+    }
+    status = make_parent_dirs(path);
+    if (status != SP_OK) {
+        return status;
+    }
+    res = calloc(1, sizeof(*res));
+    if (res == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    res->coll = res->results = res->samples = res->rank_times = res->wrong = H5I_INVALID_HID;
+    /* EXCL closes the race between the check above and the creation */
+    res->file = H5Fcreate(path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    if (res->file < 0) {
+        sp_error("cannot create result file %s: %s", path, sp__result_h5_error());
+        free(res);
+        return SP_ERR_IO;
+    }
+    res->row_type = sp__result_row_type();
+    res->sample_type = sp__result_sample_type();
+    res->wrong_type = sp__result_wrong_type();
+    res->nranks = info->world_size;
+
+    sp_time_iso8601(time(NULL), created, sizeof(created));
+    status = write_attr_str(res->file, "format", "scaleprobe");
+    if (status == SP_OK) {
+        status = write_attr_int(res->file, "schema_version", SP_SCHEMA_VERSION);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "tool_version", SP_VERSION);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "created", created);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "command_line", info->command_line);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "subcommand", info->subcommand);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "backend", info->backend);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(res->file, "world_size", info->world_size);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(res->file, "node_count", info->node_count);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(res->file, "status", "partial");
+    }
+    if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        status = h5_fail("flush");
+    }
+    if (status != SP_OK) {
+        sp_result_close(res, "failed");
+        return status;
+    }
+    *res_p = res;
+    return SP_OK;
+}
+
+sp_status_t sp_result_write_config(sp_result_t *res, const sp_opt_table_t *table, const void *opts)
+{
+    hid_t group = H5Gcreate2(res->file, "config", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    char value[SP_OPT_STRLEN + 64];
+    sp_status_t status = SP_OK;
+
+    if (group < 0) {
+        return h5_fail("create /config");
+    }
+    for (int i = 0; i < table->ndefs && status == SP_OK; i++) {
+        sp_opts_format(&table->defs[i], opts, value, sizeof(value));
+        status = write_attr_str(group, table->defs[i].long_name, value);
+    }
+    H5Gclose(group);
+    return status;
+}
+
+/* A 1-D chunked extendible dataset of the given type. */
+static hid_t create_table(hid_t loc, const char *name, hid_t type, hsize_t chunk)
+{
+    hsize_t dims[1] = {0};
+    hsize_t maxdims[1] = {H5S_UNLIMITED};
+    hid_t space = H5Screate_simple(1, dims, maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t ds;
+
+    H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_deflate(dcpl, 4);
+    ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return ds;
+}
+
+/* Append n rows to a 1-D table currently holding *cur rows. */
+static sp_status_t append_rows(hid_t ds, hid_t type, uint64_t *cur, const void *data, size_t n)
+{
+    hsize_t start[1] = {*cur};
+    hsize_t count[1] = {n};
+    hsize_t newsize[1] = {*cur + n};
+    hid_t fspace;
+    hid_t mspace;
+    herr_t rc;
+
+    if (n == 0) {
+        return SP_OK;
+    }
+    if (H5Dset_extent(ds, newsize) < 0) {
+        return h5_fail("extend table");
+    }
+    fspace = H5Dget_space(ds);
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    mspace = H5Screate_simple(1, count, NULL);
+    rc = H5Dwrite(ds, type, mspace, fspace, H5P_DEFAULT, data);
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    if (rc < 0) {
+        return h5_fail("write table rows");
+    }
+    *cur += n;
+    return SP_OK;
+}
+
+sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo)
+{
+    hid_t group = H5Gcreate2(res->file, "topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t type = sp__result_topo_type();
+    hid_t ds;
+    uint64_t n = 0;
+    sp_status_t status;
+
+    if (group < 0) {
+        H5Tclose(type);
+        return h5_fail("create /topology");
+    }
+    ds = create_table(group, "ranks", type, (hsize_t)(topo->nranks < 1024 ? topo->nranks : 1024));
+    if (ds < 0) {
+        status = h5_fail("create /topology/ranks");
+    } else {
+        status = append_rows(ds, type, &n, topo->ranks, (size_t)topo->nranks);
+        H5Dclose(ds);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "node_count", topo->nnodes);
+    }
+    H5Tclose(type);
+    H5Gclose(group);
+    return status;
+}
+
+static sp_status_t coll_group_open(sp_result_t *res)
+{
+    hsize_t dims[2] = {0, (hsize_t)res->nranks};
+    hsize_t maxdims[2] = {H5S_UNLIMITED, (hsize_t)res->nranks};
+    hsize_t chunk[2] = {1, (hsize_t)res->nranks};
+    hid_t space;
+    hid_t dcpl;
+
+    res->coll = H5Gcreate2(res->file, "coll", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (res->coll < 0) {
+        return h5_fail("create /coll");
+    }
+    res->results = create_table(res->coll, "results", res->row_type, 64);
+    res->samples = create_table(res->coll, "samples", res->sample_type, 1024);
+    res->wrong = create_table(res->coll, "wrong", res->wrong_type, 64);
+    space = H5Screate_simple(2, dims, maxdims);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* one row per chunk: rows are written one at a time, and a reader of one point reads one */
+    if (chunk[1] * sizeof(double) > (1u << 20)) {
+        chunk[1] = (1u << 20) / sizeof(double);
+    }
+    H5Pset_chunk(dcpl, 2, chunk);
+    H5Pset_deflate(dcpl, 4);
+    res->rank_times = H5Dcreate2(res->coll, "rank_times", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT,
+                                 dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (res->results < 0 || res->samples < 0 || res->wrong < 0 || res->rank_times < 0) {
+        return h5_fail("create /coll tables");
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_coll_append(sp_result_t *res, sp_coll_row_t *row,
+                                  const sp_coll_sample_t *samples, const double *rank_times_us,
+                                  int nranks, sp_coll_wrong_t *wrong, size_t nwrong)
+{
+    sp_status_t status;
+    hsize_t start[2];
+    hsize_t count[2];
+    hsize_t newsize[2];
+    hid_t fspace;
+    hid_t mspace;
+    herr_t rc;
+
+    if (res->coll < 0) {
+        status = coll_group_open(res);
+        if (status != SP_OK) {
+            return status;
+        }
+    }
+    if (nranks != res->nranks) {
+        return SP_ERR_INVALID;
+    }
+    row->sample_offset = res->nsamples;
+    for (size_t i = 0; i < nwrong; i++) {
+        wrong[i].row = res->nrows;
+    }
+    status = append_rows(res->samples, res->sample_type, &res->nsamples, samples, row->samples);
+    if (status != SP_OK) {
+        return status;
+    }
+    status = append_rows(res->wrong, res->wrong_type, &res->nwrong, wrong, nwrong);
+    if (status != SP_OK) {
+        return status;
+    }
+
+    start[0] = res->nrows;
+    start[1] = 0;
+    count[0] = 1;
+    count[1] = (hsize_t)nranks;
+    newsize[0] = res->nrows + 1;
+    newsize[1] = (hsize_t)nranks;
+    if (H5Dset_extent(res->rank_times, newsize) < 0) {
+        return h5_fail("extend /coll/rank_times");
+    }
+    fspace = H5Dget_space(res->rank_times);
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    mspace = H5Screate_simple(2, count, NULL);
+    rc = H5Dwrite(res->rank_times, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, rank_times_us);
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    if (rc < 0) {
+        return h5_fail("write /coll/rank_times");
+    }
+    /* the row goes last: a reader that sees a row also sees its samples and rank times */
+    status = append_rows(res->results, res->row_type, &res->nrows, row, 1);
+    if (status != SP_OK) {
+        return status;
+    }
+    if (H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        return h5_fail("flush");
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
+{
+    sp_status_t status = SP_OK;
+
+    if (res == NULL) {
+        return SP_OK;
+    }
+    if (status_str != NULL) {
+        status = write_attr_str(res->file, "status", status_str);
+    }
+    if (res->rank_times >= 0) {
+        H5Dclose(res->rank_times);
+    }
+    if (res->wrong >= 0) {
+        H5Dclose(res->wrong);
+    }
+    if (res->samples >= 0) {
+        H5Dclose(res->samples);
+    }
+    if (res->results >= 0) {
+        H5Dclose(res->results);
+    }
+    if (res->coll >= 0) {
+        H5Gclose(res->coll);
+    }
+    H5Tclose(res->row_type);
+    H5Tclose(res->sample_type);
+    H5Tclose(res->wrong_type);
+    if (H5Fclose(res->file) < 0 && status == SP_OK) {
+        status = h5_fail("close");
+    }
+    free(res);
+    return status;
+}

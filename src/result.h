@@ -1,0 +1,113 @@
+/* The result file (HDF5, one per run, owned by rank 0). Results are written as they are
+ * produced: every appended sweep point is flushed, and the root attribute `status` stays
+ * "partial" until the run closes the file cleanly. docs/SCHEMA.md is the contract. */
+#ifndef SP_RESULT_H
+#define SP_RESULT_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "status.h"
+#include "topo.h"
+
+#define SP_SCHEMA_VERSION 1
+#define SP_REDOP_NONE (-1) /* redop of collectives without a reduction */
+
+/* One row of /coll/results. Times in microseconds, bandwidths in GB/s (1e9 B/s). */
+typedef struct {
+    int8_t op;            /* sp_coll_kind_t */
+    int8_t dtype;         /* sp_dtype_t */
+    int8_t redop;         /* sp_redop_t or SP_REDOP_NONE */
+    int8_t in_place;
+    int32_t root;         /* -1 for collectives without a root */
+    uint64_t bytes;       /* the size column: max(send, recv) bytes per rank */
+    uint64_t count;       /* the count column: elements passed to the call */
+    uint32_t samples;
+    uint32_t batch;       /* operations timed back to back per sample */
+    int8_t converged;     /* 1 when the CI target was met (always 1 with fixed -n) */
+    double time_us;       /* median of the per-sample max-over-ranks times */
+    double mean_us;
+    double stddev_us;
+    double min_us;
+    double max_us;
+    double p99_us;
+    double ci_lo_us;      /* 95% CI of the median (order statistics) */
+    double ci_hi_us;
+    double ci_rel;        /* relative half-width of the CI; inf when not defined */
+    double algbw_gbps;
+    double busbw_gbps;    /* NaN when the world has one rank */
+    int64_t wrong;        /* wrong elements summed over ranks; -1 when not checked */
+    int32_t wrong_ranks;  /* number of ranks with wrong elements (listed in /coll/wrong) */
+    int32_t slowest_rank; /* rank with the highest own median time */
+    double slowest_margin; /* its median over the median of all ranks' medians, minus 1 */
+    uint64_t sample_offset; /* first sample of this row in /coll/samples */
+    double elapsed_s;     /* wall time spent on the point (warm-up, calibration, samples, check) */
+} sp_coll_row_t;
+
+/* One row of /coll/samples. */
+typedef struct {
+    double time_us;       /* max over ranks of the per-operation time of one batch */
+    int32_t slowest_rank; /* the rank that had that max */
+} sp_coll_sample_t;
+
+/* One row of /coll/wrong. */
+typedef struct {
+    uint64_t row;
+    int32_t rank;
+    uint64_t wrong;
+} sp_coll_wrong_t;
+
+typedef struct sp_result sp_result_t;
+
+/* Root attributes written at creation. */
+typedef struct {
+    const char *command_line;
+    const char *subcommand;
+    const char *backend;
+    int world_size;
+    int node_count;
+} sp_result_info_t;
+
+/*
+ * Create the file at path (rank 0 only). Fails with SP_ERR_EXISTS when it exists and !force.
+ * Creates missing parent directories. The file starts with status="partial".
+ */
+sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t *info,
+                             sp_result_t **res_p);
+
+/* Check that path can be created (does not exist, or force), without creating it. */
+sp_status_t sp_result_check_path(const char *path, int force);
+
+/* Write every option of table as a string attribute of /config. */
+sp_status_t sp_result_write_config(sp_result_t *res, const sp_opt_table_t *table,
+                                   const void *opts);
+
+/* Write /topology/ranks from the gathered node map. */
+sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo);
+
+/* Append one sweep point: its row, its samples, the per-rank median times (nranks values) and
+ * the ranks with wrong data. Sets row->sample_offset and wrong[].row. Flushes the file. */
+sp_status_t sp_result_coll_append(sp_result_t *res, sp_coll_row_t *row,
+                                  const sp_coll_sample_t *samples, const double *rank_times_us,
+                                  int nranks, sp_coll_wrong_t *wrong, size_t nwrong);
+
+/* Set the root attribute status ("complete", "partial" or "failed") and close. NULL is a no-op. */
+sp_status_t sp_result_close(sp_result_t *res, const char *status);
+
+/* ---- shared with the readers in src/analysis ---- */
+
+/* HDF5 types of the tables (caller closes them with H5Tclose). */
+hid_t sp__result_row_type(void);
+hid_t sp__result_sample_type(void);
+hid_t sp__result_wrong_type(void);
+hid_t sp__result_topo_type(void);
+
+/* Read a string attribute of obj into out; SP_ERR_FORMAT when missing. */
+sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen);
+
+/* The HDF5 error stack's innermost message (for logging once); static storage. */
+const char *sp__result_h5_error(void);
+
+#endif

@@ -1,0 +1,231 @@
+/* The shared runner: every phase boundary is a status agreement, so a rank that fails never
+ * leaves the others waiting, and bad input produces exactly one message (from rank 0) and exit
+ * code 2 before anything is written. */
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "timeutil.h"
+
+#define SP_ERRLEN 1024
+
+static void join_argv(int argc, char **argv, char *out, size_t outlen)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (int i = 0; i < argc && used < outlen; i++) {
+        used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? " " : "", argv[i]);
+    }
+}
+
+/* Rank 0 prints one user-facing message; every rank gets the status back. */
+static void bad_input(const sp_ctx_t *ctx, const char *cmd, const char *msg)
+{
+    if (ctx->rank == 0) {
+        fprintf(stderr, "scaleprobe %s: error: %s\n", cmd, msg);
+    }
+}
+
+/* Compare every rank's option hash with rank 0's; name the ranks that differ. */
+static sp_status_t check_same_options(sp_ctx_t *ctx, const sp_workload_t *w, const void *opts)
+{
+    uint64_t mine = sp_opts_hash(w->table, opts);
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+    uint64_t *all = NULL;
+
+    MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, ctx->world);
+    MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, ctx->world);
+    if (lo == hi) {
+        return SP_OK;
+    }
+    if (ctx->rank == 0) {
+        all = calloc((size_t)ctx->nranks, sizeof(*all));
+    }
+    MPI_Gather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, ctx->world);
+    if (ctx->rank == 0) {
+        char list[256];
+        size_t used = 0;
+        int ndiff = 0;
+        list[0] = '\0';
+        for (int r = 0; all != NULL && r < ctx->nranks; r++) {
+            if (all[r] != all[0]) {
+                if (used < sizeof(list) - 16) {
+                    used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+                                             ndiff ? "," : "", r);
+                }
+                ndiff++;
+            }
+        }
+        fprintf(stderr,
+                "scaleprobe %s: error: options differ between ranks: %d rank(s) parsed other "
+                "values than rank 0 (ranks %s); every rank must get the same command line\n",
+                w->name, ndiff, list);
+        free(all);
+    }
+    return SP_ERR_MISMATCH;
+}
+
+/* Rank 0 picks the output path (default under results/) and checks it can be created. */
+static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
+{
+    char *out = w->output(opts);
+    int status = SP_OK;
+
+    if (ctx->rank == 0) {
+        if (out[0] == '\0') {
+            char stamp[32];
+            sp_time_stamp(time(NULL), stamp, sizeof(stamp));
+            snprintf(out, SP_OPT_STRLEN, "results/%s-%s.h5", w->name, stamp);
+        }
+        status = sp_result_check_path(out, w->force(opts));
+        if (status == SP_ERR_EXISTS) {
+            fprintf(stderr,
+                    "scaleprobe %s: error: output file %s exists; choose another -O or add "
+                    "--force to overwrite it\n",
+                    w->name, out);
+        } else if (status != SP_OK) {
+            fprintf(stderr, "scaleprobe %s: error: cannot write the output file %s\n", w->name,
+                    out);
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
+    return (sp_status_t)status;
+}
+
+static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
+{
+    sp_status_t status = SP_OK;
+
+    if (ctx->rank == 0) {
+        sp_result_info_t info = {
+            .command_line = ctx->command_line,
+            .subcommand = w->name,
+            .backend = ctx->backend.ops->name,
+            .world_size = ctx->nranks,
+            .node_count = ctx->topo.nnodes,
+        };
+        status = sp_result_create(w->output(opts), w->force(opts), &info, &ctx->result);
+        if (status == SP_OK) {
+            status = sp_result_write_config(ctx->result, w->table, opts);
+        }
+        if (status == SP_OK) {
+            status = sp_result_write_topology(ctx->result, &ctx->topo);
+        }
+    }
+    return sp_ctx_agree(ctx, status);
+}
+
+int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
+{
+    sp_ctx_t ctx;
+    char err[SP_ERRLEN];
+    char cmdline[4096];
+    void *opts = NULL;
+    int provided = 0;
+    int help = 0;
+    int exit_code;
+    sp_status_t status;
+    sp_status_t run_status = SP_OK;
+
+    memset(&ctx, 0, sizeof(ctx));
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_dup(MPI_COMM_WORLD, &ctx.world);
+    MPI_Comm_rank(ctx.world, &ctx.rank);
+    MPI_Comm_size(ctx.world, &ctx.nranks);
+    {
+        char host[SP_HOST_LEN];
+        gethostname(host, sizeof(host));
+        host[sizeof(host) - 1] = '\0';
+        sp_log_set_identity(ctx.rank, host);
+    }
+    join_argv(argc, argv, cmdline, sizeof(cmdline));
+    ctx.command_line = cmdline;
+
+    opts = calloc(1, w->opts_size);
+    status = opts != NULL ? SP_OK : SP_ERR_NOMEM;
+    err[0] = '\0';
+    if (status == SP_OK) {
+        status = w->parse(argc, argv, 2, opts, &help, err, sizeof(err));
+    }
+    if (status == SP_OK && !help && w->check_world != NULL) {
+        status = w->check_world(opts, ctx.nranks, err, sizeof(err));
+    }
+    /* every rank parsed the same argv, so they normally agree; agreeing anyway means a rank with
+     * a different command line cannot run on alone */
+    status = sp_ctx_agree(&ctx, status);
+    if (status != SP_OK) {
+        bad_input(&ctx, w->name, err[0] ? err : sp_status_str(status));
+        goto out_finalize;
+    }
+    if (help) {
+        if (ctx.rank == 0) {
+            sp_opts_help(w->table, stdout);
+        }
+        goto out_finalize;
+    }
+    status = check_same_options(&ctx, w, opts);
+    if (status != SP_OK) {
+        goto out_finalize;
+    }
+    status = resolve_output(&ctx, w, opts);
+    if (status != SP_OK) {
+        goto out_finalize;
+    }
+    status = sp_agree(ctx.world, sp_topo_init(ctx.world, &ctx.topo));
+    if (status != SP_OK) {
+        goto out_topo;
+    }
+    status = sp_agree(ctx.world, sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world,
+                                                 &ctx.backend));
+    if (status != SP_OK) {
+        if (ctx.rank == 0) {
+            fprintf(stderr, "scaleprobe %s: error: backend '%s' is not available: %s\n", w->name,
+                    sp_backend_names[w->backend(opts)], sp_status_str(status));
+        }
+        status = status == SP_ERR_UNSUPPORTED ? SP_ERR_INVALID : status;
+        goto out_topo;
+    }
+    if (ctx.rank == 0 && w->backend(opts) == SP_BACKEND_AUTO) {
+        fprintf(stderr, "scaleprobe %s: backend auto -> %s\n", w->name, ctx.backend.ops->name);
+    }
+    status = open_result(&ctx, w, opts);
+    if (status != SP_OK) {
+        goto out_result;
+    }
+
+    run_status = w->run(&ctx, opts);
+    status = run_status;
+
+out_result:
+    if (ctx.rank == 0 && ctx.result != NULL) {
+        /* wrong data is a finding, not a failure of the run: the file is complete */
+        const char *final = run_status == SP_OK || run_status == SP_ERR_WRONG_DATA ? "complete"
+                                                                                     : "failed";
+        sp_status_t close_status = sp_result_close(ctx.result, final);
+        ctx.result = NULL;
+        if (status == SP_OK) {
+            status = close_status;
+        }
+        if (close_status == SP_OK) {
+            fprintf(stdout, "# Result file: %s (status %s)\n", w->output(opts), final);
+            fflush(stdout);
+        }
+    }
+    sp_backend_close(&ctx.backend);
+out_topo:
+    sp_topo_cleanup(&ctx.topo);
+out_finalize:
+    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+    exit_code = sp_status_exit_code(status);
+    free(opts);
+    MPI_Comm_free(&ctx.world);
+    MPI_Finalize();
+    return exit_code;
+}

@@ -1,0 +1,25 @@
+/* Harness set-up shared by the MPI tests. */
+#include "mpitest.h"
+
+#include <string.h>
+
+void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx)
+{
+    int provided;
+
+    memset(ctx, 0, sizeof(*ctx));
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_dup(MPI_COMM_WORLD, &ctx->world);
+    MPI_Comm_rank(ctx->world, &ctx->rank);
+    MPI_Comm_size(ctx->world, &ctx->nranks);
+    SP_TEST_EQ_INT(sp_topo_init(ctx->world, &ctx->topo), SP_OK);
+    SP_TEST_EQ_INT(sp_backend_open(SP_BACKEND_HOST, ctx->world, &ctx->backend), SP_OK);
+}
+
+void sp_test_ctx_fini(sp_ctx_t *ctx)
+{
+    sp_backend_close(&ctx->backend);
+    sp_topo_cleanup(&ctx->topo);
+    MPI_Comm_free(&ctx->world);
+    MPI_Finalize();
+}

@@ -1,0 +1,39 @@
+/* A small MPI test harness: an assertion that fails prints rank, file, line and both values,
+ * then ends the whole job with MPI_Abort, so no rank waits on a failed one. */
+#ifndef SP_MPITEST_H
+#define SP_MPITEST_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "context.h"
+
+#define SP_TEST_FAIL(fmt, ...)                                                                     \
+    do {                                                                                           \
+        int rank_ = -1;                                                                            \
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                                     \
+        fprintf(stderr, "FAIL rank %d %s:%d: " fmt "\n", rank_, __FILE__, __LINE__, __VA_ARGS__);  \
+        fflush(stderr);                                                                            \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+    } while (0)
+
+#define SP_TEST_EQ_INT(a, b)                                                                       \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (a_ != b_) {                                                                            \
+            SP_TEST_FAIL("%s == %s: %lld != %lld", #a, #b, a_, b_);                                \
+        }                                                                                          \
+    } while (0)
+
+#define SP_TEST_TRUE(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            SP_TEST_FAIL("%s is false", #cond);                                                    \
+        }                                                                                          \
+    } while (0)
+
+/* MPI, node map and host backend, as the runner sets them up. */
+void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx);
+void sp_test_ctx_fini(sp_ctx_t *ctx);
+
+#endif

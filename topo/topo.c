@@ -1,0 +1,75 @@
+/* Node map from MPI's shared-memory split: node leaders are numbered in world-rank order and
+ * every rank learns its node id from its leader. */
+#include "topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+sp_status_t sp_topo_init(MPI_Comm comm, sp_topo_t *topo)
+{
+    sp_topo_rank_t mine;
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+
+    memset(topo, 0, sizeof(*topo));
+    topo->node_comm = topo->leader_comm = MPI_COMM_NULL;
+    MPI_Comm_rank(comm, &topo->rank);
+    MPI_Comm_size(comm, &topo->nranks);
+    if (gethostname(topo->host, sizeof(topo->host)) != 0 || topo->host[0] == '\0') {
+        MPI_Get_processor_name(name, &len);
+        snprintf(topo->host, sizeof(topo->host), "%.63s", name);
+    }
+    topo->host[SP_HOST_LEN - 1] = '\0';
+
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, topo->rank, MPI_INFO_NULL,
+                            &topo->node_comm) != MPI_SUCCESS) {
+        sp_error("MPI_Comm_split_type(SHARED) failed");
+        return SP_ERR_MPI;
+    }
+    MPI_Comm_rank(topo->node_comm, &topo->local_rank);
+    MPI_Comm_size(topo->node_comm, &topo->local_size);
+    MPI_Comm_split(comm, topo->local_rank == 0 ? 0 : MPI_UNDEFINED, topo->rank,
+                   &topo->leader_comm);
+    if (topo->local_rank == 0) {
+        MPI_Comm_rank(topo->leader_comm, &topo->node);
+        MPI_Comm_size(topo->leader_comm, &topo->nnodes);
+    }
+    MPI_Bcast(&topo->node, 1, MPI_INT, 0, topo->node_comm);
+    MPI_Bcast(&topo->nnodes, 1, MPI_INT, 0, topo->node_comm);
+
+    memset(&mine, 0, sizeof(mine));
+    mine.rank = topo->rank;
+    mine.node = topo->node;
+    mine.local_rank = topo->local_rank;
+    mine.local_size = topo->local_size;
+    memcpy(mine.host, topo->host, sizeof(mine.host));
+    if (topo->rank == 0) {
+        topo->ranks = calloc((size_t)topo->nranks, sizeof(*topo->ranks));
+    }
+    /* rank 0 failing to allocate must not leave the others in the gather: agree first */
+    int ok = topo->rank != 0 || topo->ranks != NULL;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) {
+        sp_error("cannot allocate the node map for %d ranks", topo->nranks);
+        return SP_ERR_NOMEM;
+    }
+    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, topo->ranks, (int)sizeof(mine), MPI_BYTE, 0,
+               comm);
+    return SP_OK;
+}
+
+void sp_topo_cleanup(sp_topo_t *topo)
+{
+    if (topo->leader_comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&topo->leader_comm);
+    }
+    if (topo->node_comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&topo->node_comm);
+    }
+    free(topo->ranks);
+    topo->ranks = NULL;
+}
