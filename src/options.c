@@ -118,8 +118,8 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
             return SP_ERR_INVALID;
         }
         if (!in_range(d, (double)v)) {
-            snprintf(err, errlen, "--%s: %ld is out of range [%g, %g]", d->long_name, v, d->min,
-                     d->max);
+            snprintf(err, errlen, "--%s: %ld is out of range [%.0f, %.0f]", d->long_name, v,
+                     d->min, d->max);
             return SP_ERR_INVALID;
         }
         *(long *)FIELD(opts, d) = v;
@@ -279,13 +279,13 @@ sp_status_t sp_opts_parse(const sp_opt_table_t *table, int argc, char **argv, in
             value = arg[2] != '\0' ? arg + 2 : NULL;
             snprintf(shown, sizeof(shown), "-%c", arg[1]);
         } else {
-            snprintf(err, errlen, "%s: unexpected argument '%s' (see 'scaleprobe %s --help')",
-                     table->command, arg, table->command);
+            snprintf(err, errlen, "unexpected argument '%s' (see 'scaleprobe %s --help')", arg,
+                     table->command);
             return SP_ERR_INVALID;
         }
         if (d == NULL) {
-            snprintf(err, errlen, "%s: unknown option '%s' (see 'scaleprobe %s --help')",
-                     table->command, shown, table->command);
+            snprintf(err, errlen, "unknown option '%s' (see 'scaleprobe %s --help')", shown,
+                     table->command);
             return SP_ERR_INVALID;
         }
         if (d->kind == SP_OPT_FLAG) {

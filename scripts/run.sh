@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: build if needed, run a 4-rank collective sweep on the host backend, write the
+# result file under results/, print the table and then the report read back from the file.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${SCALEPROBE_BUILD_DIR:-$top/build}
+results=${SCALEPROBE_RESULTS:-$top/results}
+np=${SCALEPROBE_NP:-4}
+
+if [ ! -x "$build/scaleprobe" ]; then
+  SCALEPROBE_CMAKE_LOG=/dev/null "$top/scripts/build.sh"
+fi
+out="$results/coll-$(date -u +%Y%m%d-%H%M%S)-$$.h5"
+echo "== scaleprobe coll: $np ranks, host backend, every collective, 8 B .. 1 MiB"
+SCALEPROBE_BUILD_DIR=$build "$top/scripts/mpirun.sh" "$np" coll --backend host -c all \
+  -b 8 -e 1M -f 4 --max-time 0.5 -O "$out"
+echo
+echo "== scaleprobe report $out"
+"$build/scaleprobe" report "$out"

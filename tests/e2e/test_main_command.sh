@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The README's main command: a 4-rank host sweep writes a result file that h5dump reads and
+# `scaleprobe report` summarizes, with every point verified.
+source "$(dirname "$0")/lib.sh"
+top=${SCALEPROBE_SOURCE_DIR:?}
+
+SCALEPROBE_RESULTS="$TMP/results" timeout 300 "$top/scripts/run.sh" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 0 ] && ok "scripts/run.sh exits 0" || { not_ok "scripts/run.sh rc=$rc"; cat "$TMP/err"; }
+file=$(ls "$TMP"/results/coll-*.h5 2>/dev/null | head -1)
+[ -n "$file" ] && ok "result file written under results/: $(basename "$file")" || not_ok "no result file"
+
+h5dump -H "$file" >/dev/null 2>&1 && ok "h5dump reads the file" || not_ok "h5dump cannot read $file"
+h5dump -a /status "$file" | grep -q '"complete"' && ok "status = complete" || not_ok "status is not complete"
+rows=$(h5dump -H -d /coll/results "$file" | grep -o 'DATASPACE  SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+# 9 collectives x 2 placements x 9 sizes (8, 32, .., 512K: factor 4 up to 1 MiB), root 0
+[ "$rows" = "162" ] && ok "162 result rows" || not_ok "result rows: $rows, expected 162"
+
+grep -q '^# all_reduce' "$TMP/out" && grep -q '^# scatter' "$TMP/out" && ok "the table covers all_reduce .. scatter" ||
+  not_ok "table incomplete"
+grep -q '# Out of bounds values : 0 OK' "$TMP/out" && ok "every point verified, 0 wrong" || not_ok "wrong data or no check"
+grep -q '^# scaleprobe report:' "$TMP/out" && ok "the report follows the run" || not_ok "no report printed"
+for section in "# Peak bus bandwidth per collective" "# Ranks slowest most often" "# Summary"; do
+  grep -qF "$section" "$TMP/out" && ok "report has '$section'" || not_ok "report lacks '$section'"
+done
+# the report reads the same numbers the run printed: compare the all_reduce 512 KiB line
+live=$(awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}' "$TMP/out")
+again=$("$SCALEPROBE" report "$file" | awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}')
+[ -n "$live" ] && [ "$live" = "$again" ] && ok "report reprints the live line exactly" ||
+  not_ok "live and report lines differ: '$live' vs '$again'"
+finish

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The result file: schema against the golden h5dump -H, never overwritten without --force,
+# busbw "n/a" at one rank, per-rank times and samples present and consistent.
+source "$(dirname "$0")/lib.sh"
+top=${SCALEPROBE_SOURCE_DIR:?}
+f="$TMP/a.h5"
+
+sp_mpirun 2 coll -c all_reduce,broadcast -b 64 -e 256 -f 4 -n 5 -O "$f" >"$TMP/out" 2>&1
+[ $? -eq 0 ] && ok "2-rank sweep" || { not_ok "2-rank sweep failed"; cat "$TMP/out"; }
+
+# schema: h5dump -H with the row counts and run-specific attribute sizes blanked
+normalize() {
+  sed -E -e 's/\( [0-9]+(, [0-9]+)? \) \/ \( (H5S_UNLIMITED|[0-9]+)(, [0-9]+)? \)/( N ) \/ ( M )/' \
+         -e 's/STRSIZE [0-9]+;/STRSIZE S;/' -e "s|$TMP/a.h5|FILE|"
+}
+h5dump -H "$f" | normalize >"$TMP/schema.txt"
+if diff -u "$top/tests/data/schema-coll.txt" "$TMP/schema.txt" >"$TMP/diff"; then
+  ok "schema matches tests/data/schema-coll.txt"
+else
+  not_ok "schema differs from tests/data/schema-coll.txt"
+  head -60 "$TMP/diff"
+fi
+
+# samples: 5 per row with -n 5; rank_times: one column per rank
+h5dump -H -d /coll/samples "$f" | grep -q 'SIMPLE { ( 40 )' && ok "40 samples for 8 rows of -n 5" ||
+  not_ok "samples count: $(h5dump -H -d /coll/samples "$f" | grep DATASPACE)"
+h5dump -H -d /coll/rank_times "$f" | grep -q 'SIMPLE { ( 8, 2 )' && ok "rank_times is rows x ranks" ||
+  not_ok "rank_times shape: $(h5dump -H -d /coll/rank_times "$f" | grep DATASPACE)"
+h5dump -d /topology/ranks "$f" | grep -q "$(hostname)" && ok "/topology has the host name" || not_ok "no host name in /topology"
+
+# never overwrite without --force
+sum=$(md5sum <"$f")
+sp_mpirun 2 coll -b 64 -e 64 -O "$f" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(md5sum <"$f")" = "$sum" ] && ok "existing file: exit 2, untouched" || not_ok "rc=$rc or file changed"
+sp_mpirun 2 coll -b 64 -e 64 -n 3 -O "$f" --force >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(md5sum <"$f")" != "$sum" ] && ok "--force overwrites" || not_ok "--force: rc=$rc"
+
+# one rank: busbw is not meaningful and says so
+sp_mpirun 1 coll -b 1K -e 1K -n 3 -O "$TMP/one.h5" >"$TMP/out1" 2>&1
+awk '$1=="1024"' "$TMP/out1" | grep -q 'n/a' && ok "one rank: busbw column shows n/a" || not_ok "one rank: busbw not n/a"
+grep -q 'not meaningful with 1 rank' "$TMP/out1" && ok "one rank: footer says why" || not_ok "one rank: no footer note"
+"$SCALEPROBE" report "$TMP/one.h5" | grep -q 'busbw n/a with 1 rank' && ok "report: busbw n/a at one rank" ||
+  not_ok "report does not say busbw is n/a"
+finish
