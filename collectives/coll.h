@@ -1,6 +1,7 @@
 /* The collective table: each collective is described by four hooks, as nccl-tests describes
  * them (counts for a size, input fill and expected output, bandwidth factor, the backend call).
- * Adding a collective is one file plus one line in registry.c. */
+ * Adding a collective is one file, its line in coll.c's table (and enum), and its call in each
+ * backend's coll_run. */
 #ifndef SP_COLL_H
 #define SP_COLL_H
 

@@ -10,10 +10,6 @@
 #include "coll.h"
 #include "dtype.h"
 
-static const char *const dtype_names[SP_DTYPE_COUNT] = {
-    "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
-};
-static const char *const redop_names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg"};
 static const char *const place_names[] = {"both", "out", "in"};
 
 #define OFF(field) offsetof(sp_coll_opts_t, field)
@@ -33,9 +29,9 @@ static const sp_opt_def_t coll_defs[] = {
     {"datatype", 'd', SP_OPT_SET, OFF(dtypes), "float", "LIST",
      "data types: all, or a comma list of int8, uint8, int32, uint32, int64, uint64, half, "
      "float, double, bfloat16",
-     0, -1, dtype_names, SP_DTYPE_COUNT},
+     0, -1, sp_dtype_names, SP_DTYPE_COUNT},
     {"op", 'o', SP_OPT_SET, OFF(redops), "sum", "LIST",
-     "reductions: all, or a comma list of sum, prod, max, min, avg", 0, -1, redop_names,
+     "reductions: all, or a comma list of sum, prod, max, min, avg", 0, -1, sp_redop_names,
      SP_REDOP_COUNT},
     {"root", 'r', SP_OPT_INT, OFF(root), "0", "N", "root of rooted collectives; -1: every root",
      -1, 1e9, NULL, 0},
@@ -91,13 +87,16 @@ sp_status_t sp_coll_sizes(const sp_coll_opts_t *opts, uint64_t *sizes, size_t ma
             sizes[n] = size;
         }
         n++;
+        if (size == opts->maxbytes) {
+            break;
+        }
         if (opts->stepfactor > 1) {
             if (size > opts->maxbytes / (uint64_t)opts->stepfactor) {
                 break;
             }
             size *= (uint64_t)opts->stepfactor;
         } else {
-            if (size > opts->maxbytes - opts->stepbytes) {
+            if (opts->stepbytes == 0 || size > opts->maxbytes - opts->stepbytes) {
                 break;
             }
             size += opts->stepbytes;

@@ -174,28 +174,26 @@ static long calibrate_batch(sp_ctx_t *ctx, const sp_coll_opts_t *opts, double on
     return k < 1.0 ? 1 : k > SP_MAX_BATCH ? SP_MAX_BATCH : (long)k;
 }
 
-/* Rank 0's stopping rule after n samples. */
+/* Rank 0's stopping rule after n samples. converged_p says whether the CI target is met; with
+ * fixed -n it is reported too, but does not stop the point. */
 static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
                        double elapsed_s, double epsilon, int *converged_p)
 {
     sp_summary_t s;
+    int fixed = opts->iters > 0;
 
-    if (opts->iters > 0) {
-        *converged_p = 1;
-        return n >= (size_t)opts->iters;
-    }
-    if (n >= (size_t)opts->min_samples) {
+    *converged_p = 0;
+    if (fixed ? n >= (size_t)opts->iters : n >= (size_t)opts->min_samples) {
         for (size_t i = 0; i < n; i++) {
             p->scratch[i] = p->samples[i].time_us;
         }
         sp_stats_summarize(p->scratch, n, p->scratch, &s);
-        if (sp_stats_converged(&s, (size_t)opts->min_samples, epsilon)) {
-            *converged_p = 1;
-            return 1;
-        }
+        *converged_p = sp_stats_converged(&s, fixed ? 1 : (size_t)opts->min_samples, epsilon);
     }
-    *converged_p = 0;
-    return n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
+    if (fixed) {
+        return n >= (size_t)opts->iters;
+    }
+    return *converged_p || n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
 }
 
 sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
@@ -436,8 +434,10 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     memset(&totals, 0, sizeof(totals));
     totals.nranks = ctx->nranks;
     sizes = calloc(SP_MAX_SIZES, sizeof(*sizes));
-    if (sizes == NULL) {
-        return SP_ERR_NOMEM;
+    status = sp_ctx_agree(ctx, sizes != NULL ? SP_OK : SP_ERR_NOMEM);
+    if (status != SP_OK) {
+        free(sizes);
+        return status;
     }
     sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &nsizes);
     status = sp_sweep_bufs_init(ctx, sweep_buffer_bytes(opts),

@@ -6,33 +6,34 @@
 #include <string.h>
 
 typedef struct {
-    const char *name;
     size_t size;
     int is_integer;
     double exact_limit;
     int max_pow2;
 } dtype_info_t;
 
-/* exact_limit: integers 0..L exact and no overflow. For 64-bit integers the limit is the double
+/* Indexed by sp_dtype_t; names are in sp_dtype_names.
+ * exact_limit: integers 0..L exact and no overflow. For 64-bit integers the limit is the double
  * mantissa, since values travel through doubles. max_pow2 is capped at 60: enough for any
  * product the verification builds. */
 static const dtype_info_t dtype_table[SP_DTYPE_COUNT] = {
-    [SP_DTYPE_INT8] = {"int8", 1, 1, 127.0, 6},
-    [SP_DTYPE_UINT8] = {"uint8", 1, 1, 255.0, 7},
-    [SP_DTYPE_INT32] = {"int32", 4, 1, 2147483647.0, 30},
-    [SP_DTYPE_UINT32] = {"uint32", 4, 1, 4294967295.0, 31},
-    [SP_DTYPE_INT64] = {"int64", 8, 1, 9007199254740992.0, 52},
-    [SP_DTYPE_UINT64] = {"uint64", 8, 1, 9007199254740992.0, 52},
-    [SP_DTYPE_HALF] = {"half", 2, 0, 2048.0, 15},
-    [SP_DTYPE_FLOAT] = {"float", 4, 0, 16777216.0, 60},
-    [SP_DTYPE_DOUBLE] = {"double", 8, 0, 9007199254740992.0, 60},
-    [SP_DTYPE_BFLOAT16] = {"bfloat16", 2, 0, 256.0, 60},
+    [SP_DTYPE_INT8] = {1, 1, 127.0, 6},
+    [SP_DTYPE_UINT8] = {1, 1, 255.0, 7},
+    [SP_DTYPE_INT32] = {4, 1, 2147483647.0, 30},
+    [SP_DTYPE_UINT32] = {4, 1, 4294967295.0, 31},
+    [SP_DTYPE_INT64] = {8, 1, 9007199254740992.0, 52},
+    [SP_DTYPE_UINT64] = {8, 1, 9007199254740992.0, 52},
+    [SP_DTYPE_HALF] = {2, 0, 2048.0, 15},
+    [SP_DTYPE_FLOAT] = {4, 0, 16777216.0, 60},
+    [SP_DTYPE_DOUBLE] = {8, 0, 9007199254740992.0, 60},
+    [SP_DTYPE_BFLOAT16] = {2, 0, 256.0, 60},
 };
 
-static const char *redop_names[SP_REDOP_COUNT] = {
-    [SP_REDOP_SUM] = "sum", [SP_REDOP_PROD] = "prod", [SP_REDOP_MAX] = "max",
-    [SP_REDOP_MIN] = "min", [SP_REDOP_AVG] = "avg",
+const char *const sp_dtype_names[SP_DTYPE_COUNT] = {
+    "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
 };
+
+const char *const sp_redop_names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg"};
 
 size_t sp_dtype_size(sp_dtype_t dtype)
 {
@@ -41,33 +42,20 @@ size_t sp_dtype_size(sp_dtype_t dtype)
 
 const char *sp_dtype_name(sp_dtype_t dtype)
 {
-    return (unsigned)dtype < SP_DTYPE_COUNT ? dtype_table[dtype].name : "?";
+    return (unsigned)dtype < SP_DTYPE_COUNT ? sp_dtype_names[dtype] : "?";
 }
 
 const char *sp_redop_name(sp_redop_t redop)
 {
-    return (unsigned)redop < SP_REDOP_COUNT ? redop_names[redop] : "?";
+    return (unsigned)redop < SP_REDOP_COUNT ? sp_redop_names[redop] : "?";
 }
 
 int sp_dtype_from_name(const char *name)
 {
     for (int i = 0; i < SP_DTYPE_COUNT; i++) {
-        if (strcmp(name, dtype_table[i].name) == 0) {
+        if (strcmp(name, sp_dtype_names[i]) == 0) {
             return i;
         }
-    }
-    /* nccl-tests also accepts these spellings */
-    if (strcmp(name, "fp16") == 0 || strcmp(name, "float16") == 0) {
-        return SP_DTYPE_HALF;
-    }
-    if (strcmp(name, "bf16") == 0) {
-        return SP_DTYPE_BFLOAT16;
-    }
-    if (strcmp(name, "fp32") == 0 || strcmp(name, "float32") == 0) {
-        return SP_DTYPE_FLOAT;
-    }
-    if (strcmp(name, "fp64") == 0 || strcmp(name, "float64") == 0) {
-        return SP_DTYPE_DOUBLE;
     }
     return -1;
 }
@@ -75,7 +63,7 @@ int sp_dtype_from_name(const char *name)
 int sp_redop_from_name(const char *name)
 {
     for (int i = 0; i < SP_REDOP_COUNT; i++) {
-        if (strcmp(name, redop_names[i]) == 0) {
+        if (strcmp(name, sp_redop_names[i]) == 0) {
             return i;
         }
     }

@@ -31,6 +31,10 @@ typedef enum {
     SP_REDOP_COUNT
 } sp_redop_t;
 
+/* Names as nccl-tests prints them, indexed by the enums. */
+extern const char *const sp_dtype_names[SP_DTYPE_COUNT];
+extern const char *const sp_redop_names[SP_REDOP_COUNT];
+
 size_t sp_dtype_size(sp_dtype_t dtype);
 const char *sp_dtype_name(sp_dtype_t dtype);
 const char *sp_redop_name(sp_redop_t redop);
@@ -45,7 +49,9 @@ int sp_dtype_is_integer(sp_dtype_t dtype);
 /* Largest integer L such that every integer in [0, L] is stored exactly and without overflow. */
 double sp_dtype_exact_limit(sp_dtype_t dtype);
 
-/* Largest e such that 2^e is stored exactly and without overflow. */
+/* An exponent e such that 2^e is stored exactly and without overflow: the largest one for the
+ * 8-, 16- and 32-bit integer types and half; 52 for 64-bit integers (values travel through
+ * doubles) and 60 for the wider floating types (more than any product the patterns build). */
 int sp_dtype_max_pow2(sp_dtype_t dtype);
 
 /* Element access: read element i as a double; store a double into element i (rounded to the

@@ -25,6 +25,8 @@ sp_status_t sp_parse_size(const char *text, uint64_t *bytes_p)
     }
     switch (*end) {
     case '\0':
+    case 'B':
+    case 'b':
         break;
     case 'k':
     case 'K':
@@ -48,7 +50,8 @@ sp_status_t sp_parse_size(const char *text, uint64_t *bytes_p)
     if (*end == 'B' || *end == 'b') {
         end++;
     }
-    if (*end != '\0' || value * units > 1.8e19) {
+    /* a byte count is whole: 1.5K is 1536, but 1.5 (bytes) is refused */
+    if (*end != '\0' || value * units > 1.8e19 || value * units != floor(value * units)) {
         return SP_ERR_INVALID;
     }
     *bytes_p = (uint64_t)(value * units);
@@ -66,7 +69,7 @@ void sp_format_size(uint64_t bytes, char *out, size_t outlen)
             if (bytes % unit[i] == 0) {
                 snprintf(out, outlen, "%llu%c", (unsigned long long)(bytes / unit[i]), suffix[i]);
             } else {
-                snprintf(out, outlen, "%g%c", v, suffix[i]);
+                snprintf(out, outlen, "%.17g%c", v, suffix[i]);
             }
             return;
         }

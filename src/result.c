@@ -272,19 +272,38 @@ static sp_status_t make_parent_dirs(const char *path)
 sp_status_t sp_result_check_path(const char *path, int force)
 {
     struct stat st;
+    char dir[4096];
+    char *slash;
 
-    if (path[0] == '\0') {
+    if (path[0] == '\0' || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
         return SP_ERR_INVALID;
     }
     if (stat(path, &st) == 0) {
         if (!force) {
             return SP_ERR_EXISTS;
         }
-        if (!S_ISREG(st.st_mode)) {
+        if (!S_ISREG(st.st_mode) || access(path, W_OK) != 0) {
+            return SP_ERR_INVALID;
+        }
+        return SP_OK;
+    }
+    /* the nearest existing ancestor must be a writable directory (missing ones get created) */
+    for (;;) {
+        slash = strrchr(dir, '/');
+        if (slash == NULL) {
+            snprintf(dir, sizeof(dir), ".");
+        } else if (slash == dir) {
+            dir[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (stat(dir, &st) == 0) {
+            return S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0 ? SP_OK : SP_ERR_INVALID;
+        }
+        if (slash == NULL || slash == dir) {
             return SP_ERR_INVALID;
         }
     }
-    return SP_OK;
 }
 
 sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t *info,

@@ -26,7 +26,7 @@ typedef struct {
     uint64_t count;       /* the count column: elements passed to the call */
     uint32_t samples;
     uint32_t batch;       /* operations timed back to back per sample */
-    int8_t converged;     /* 1 when the CI target was met (always 1 with fixed -n) */
+    int8_t converged;     /* 1 when the CI target was met (also reported with fixed -n) */
     double time_us;       /* median of the per-sample max-over-ranks times */
     double mean_us;
     double stddev_us;

@@ -48,7 +48,13 @@ static sp_status_t check_same_options(sp_ctx_t *ctx, const sp_workload_t *w, con
     if (ctx->rank == 0) {
         all = calloc((size_t)ctx->nranks, sizeof(*all));
     }
-    MPI_Gather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, ctx->world);
+    /* without the table rank 0 still takes part, into a one-element buffer it ignores */
+    MPI_Gather(&mine, 1, MPI_UINT64_T, all != NULL ? all : &lo, 1, MPI_UINT64_T, 0, ctx->world);
+    if (ctx->rank == 0 && all == NULL) {
+        fprintf(stderr, "scaleprobe %s: error: options differ between ranks; every rank must get "
+                        "the same command line\n", w->name);
+        return SP_ERR_MISMATCH;
+    }
     if (ctx->rank == 0) {
         char list[256];
         size_t used = 0;
@@ -80,9 +86,16 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
 
     if (ctx->rank == 0) {
         if (out[0] == '\0') {
+            /* the job id (or pid) keeps two runs started in the same second apart */
             char stamp[32];
+            const char *job = getenv("SLURM_JOB_ID");
             sp_time_stamp(time(NULL), stamp, sizeof(stamp));
-            snprintf(out, SP_OPT_STRLEN, "results/%s-%s.h5", w->name, stamp);
+            if (job != NULL && *job != '\0') {
+                snprintf(out, SP_OPT_STRLEN, "results/%s-%s-job%.32s.h5", w->name, stamp, job);
+            } else {
+                snprintf(out, SP_OPT_STRLEN, "results/%s-%s-%ld.h5", w->name, stamp,
+                         (long)getpid());
+            }
         }
         status = sp_result_check_path(out, w->force(opts));
         if (status == SP_ERR_EXISTS) {
@@ -91,8 +104,11 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
                     "--force to overwrite it\n",
                     w->name, out);
         } else if (status != SP_OK) {
-            fprintf(stderr, "scaleprobe %s: error: cannot write the output file %s\n", w->name,
-                    out);
+            fprintf(stderr,
+                    "scaleprobe %s: error: cannot write the output file %s (not a regular file, "
+                    "or its directory is not writable)\n",
+                    w->name, out);
+            status = SP_ERR_INVALID;
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
@@ -197,6 +213,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     }
     status = open_result(&ctx, w, opts);
     if (status != SP_OK) {
+        run_status = status; /* the file, if created, is closed as failed */
         goto out_result;
     }
 

@@ -103,6 +103,9 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     status = read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);
     H5Tclose(type);
     rd->ranks = p;
+    if (status == SP_OK && (int)nranks != rd->world_size) {
+        status = SP_ERR_FORMAT; /* the node map must have one row per rank */
+    }
     if (status == SP_OK) {
         type = sp__result_row_type();
         status = read_table(file, "/coll/results", type, sizeof(sp_coll_row_t), &p, &rd->nrows);

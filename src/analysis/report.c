@@ -176,6 +176,9 @@ static void print_wrong(const sp_reader_t *rd, FILE *out)
                 (unsigned long long)r->bytes, sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
                 r->in_place ? "in-place" : "out-of-place");
     }
+    if (rd->nwrong > 50) {
+        fprintf(out, "#   ... and %zu more (all in /coll/wrong)\n", rd->nwrong - 50);
+    }
 }
 
 void sp_report_print(const sp_reader_t *rd, FILE *out)

@@ -35,6 +35,8 @@ cases=(
   "coll --frobnicate -O @OUT@"
   "coll stray -O @OUT@"
   "coll -O $existing"
+  "coll -O $existing/sub/x.h5"
+  "coll -O $out"
   "bogus-command"
   ""
 )

@@ -1,0 +1,783 @@
+/* Unit tests of the option parser (src/options.h) and of `scaleprobe coll`'s options
+ * (collectives/coll_options.h): values as nccl-tests users write them, the sweep's sizes, and a
+ * message naming the option on every error path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "coll.h"
+#include "coll_options.h"
+#include "dtype.h"
+#include "options.h"
+
+#define MAX_ARGS 32
+#define ERRLEN 1024
+
+/* Split a command line on spaces into argv (argv[0] is "coll", as the subcommand sees it). */
+typedef struct {
+    char text[1024];
+    char *argv[MAX_ARGS];
+    int argc;
+} cmdline_t;
+
+static void cmdline_split(cmdline_t *c, const char *line)
+{
+    char *save = NULL;
+
+    snprintf(c->text, sizeof(c->text), "coll %s", line);
+    c->argc = 0;
+    for (char *tok = strtok_r(c->text, " ", &save); tok != NULL && c->argc < MAX_ARGS;
+         tok = strtok_r(NULL, " ", &save)) {
+        c->argv[c->argc++] = tok;
+    }
+}
+
+/* Parse a coll command line that must be accepted. */
+static void parse_ok(const char *line, sp_coll_opts_t *opts)
+{
+    cmdline_t c;
+    char err[ERRLEN];
+    int help = -1;
+    sp_status_t st;
+
+    cmdline_split(&c, line);
+    st = sp_coll_opts_parse(c.argc, c.argv, 1, opts, &help, err, sizeof(err));
+    if (st != SP_OK) {
+        print_error("'%s' was rejected: %s\n", line, err);
+        fail();
+    }
+    assert_int_equal(help, 0);
+}
+
+/* Parse a coll command line that must be rejected with a message containing each of `names`. */
+static void parse_err(const char *line, const char *name1, const char *name2)
+{
+    cmdline_t c;
+    char err[ERRLEN];
+    int help = -1;
+    sp_coll_opts_t opts;
+    sp_status_t st;
+
+    memset(err, 0, sizeof(err));
+    cmdline_split(&c, line);
+    st = sp_coll_opts_parse(c.argc, c.argv, 1, &opts, &help, err, sizeof(err));
+    if (st != SP_ERR_INVALID) {
+        print_error("'%s': expected SP_ERR_INVALID, got %d\n", line, (int)st);
+        fail();
+    }
+    if (strlen(err) == 0 || strstr(err, name1) == NULL ||
+        (name2 != NULL && strstr(err, name2) == NULL)) {
+        print_error("'%s': message '%s' should name '%s'%s%s\n", line, err, name1,
+                    name2 ? " and " : "", name2 ? name2 : "");
+        fail();
+    }
+}
+
+static void assert_sizes(const sp_coll_opts_t *opts, const uint64_t *want, size_t nwant)
+{
+    uint64_t sizes[64];
+    size_t n = 0;
+
+    assert_int_equal(sp_coll_sizes(opts, sizes, 64, &n), SP_OK);
+    assert_int_equal(n, nwant);
+    for (size_t i = 0; i < nwant; i++) {
+        assert_int_equal(sizes[i], want[i]);
+    }
+}
+
+/* ---- sizes ---- */
+
+static void test_parse_size_suffixes(void **state)
+{
+    static const struct {
+        const char *text;
+        uint64_t bytes;
+    } rows[] = {
+        {"0", 0},
+        {"8", 8},
+        {"1000", 1000},
+        {"1K", 1024},
+        {"1k", 1024},
+        {"1KB", 1024},
+        {"64K", 65536},
+        {"1.5K", 1536},
+        {"0.5M", 524288},
+        {"1M", 1048576},
+        {"1m", 1048576},
+        {"1MB", 1048576},
+        {"32M", 33554432},
+        {"1.5M", 1572864},
+        {"1G", 1073741824},
+        {"8G", 8589934592ull},
+        {"1.25G", 1342177280ull},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        uint64_t v = 12345;
+
+        if (sp_parse_size(rows[i].text, &v) != SP_OK || v != rows[i].bytes) {
+            print_error("'%s': expected %llu, got %llu\n", rows[i].text,
+                        (unsigned long long)rows[i].bytes, (unsigned long long)v);
+            fail();
+        }
+    }
+}
+
+static void test_parse_size_rejects(void **state)
+{
+    static const char *const bad[] = {"",    "K",  "abc", "8Q",  "8KK",  "8KBB",
+                                      "8 K", "-8", "nan", "inf", "1e30", "100000000000G"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        uint64_t v = 777;
+
+        if (sp_parse_size(bad[i], &v) != SP_ERR_INVALID) {
+            print_error("'%s' was accepted as %llu\n", bad[i], (unsigned long long)v);
+            fail();
+        }
+        assert_int_equal(v, 777); /* output untouched on error */
+    }
+    assert_int_equal(sp_parse_size(NULL, NULL), SP_ERR_INVALID);
+}
+
+static void test_format_size(void **state)
+{
+    static const struct {
+        uint64_t bytes;
+        const char *text;
+    } rows[] = {
+        {0, "0"},
+        {8, "8"},
+        {1000, "1000"},
+        {1023, "1023"},
+        {1024, "1K"},
+        {1536, "1.5K"},
+        {1280, "1.25K"},
+        {1100, "1100"},
+        {65536, "64K"},
+        {1048576, "1M"},
+        {1572864, "1.5M"},
+        {33554432, "32M"},
+        {1073741824, "1G"},
+        {1610612736, "1.5G"},
+        {8589934592ull, "8G"},
+    };
+    char buf[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        sp_format_size(rows[i].bytes, buf, sizeof(buf));
+        assert_string_equal(buf, rows[i].text);
+    }
+}
+
+static void check_round_trip(uint64_t bytes)
+{
+    char buf[64];
+    uint64_t back = 0;
+
+    sp_format_size(bytes, buf, sizeof(buf));
+    if (sp_parse_size(buf, &back) != SP_OK || back != bytes) {
+        print_error("%llu formats as '%s', which parses back as %llu\n", (unsigned long long)bytes,
+                    buf, (unsigned long long)back);
+        fail();
+    }
+}
+
+static void test_format_size_round_trips(void **state)
+{
+    (void)state;
+    /* every size up to 4 MiB in steps of 4 bytes, and powers of two and their neighbours */
+    for (uint64_t b = 0; b <= 4u << 20; b += 4) {
+        check_round_trip(b);
+    }
+    for (int e = 0; e < 50; e++) {
+        check_round_trip(1ull << e);
+        check_round_trip((1ull << e) + 1);
+        check_round_trip((1ull << e) * 3);
+    }
+}
+
+/* Fractions must keep every digit: 10000.25K is 10240256 bytes, not "10000.2K". */
+static void test_format_size_round_trips_10000_25k(void **state)
+{
+    (void)state;
+    check_round_trip(10000ull * 1024 + 256);
+}
+
+/* The same with more digits: 1G + 256 bytes, 20000.25M. */
+static void test_format_size_round_trips_large(void **state)
+{
+    (void)state;
+    check_round_trip((1ull << 30) + 256);
+    check_round_trip(20000ull * 1048576 + 262144);
+}
+
+/* ---- coll: defaults and values ---- */
+
+static void test_coll_defaults(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("", &o);
+    assert_int_equal(o.colls, 1u << SP_COLL_ALL_REDUCE);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_FLOAT);
+    assert_int_equal(o.redops, 1u << SP_REDOP_SUM);
+    assert_int_equal(o.minbytes, 33554432);
+    assert_int_equal(o.maxbytes, 33554432);
+    assert_int_equal(o.stepfactor, 1);
+    assert_int_equal(o.stepbytes, 1048576);
+    assert_int_equal(o.root, 0);
+    assert_int_equal(o.iters, 0);
+    assert_int_equal(o.warmup, 5);
+    assert_int_equal(o.batch, 0);
+    assert_true(o.batch_us == 1000.0);
+    assert_true(o.epsilon == 0.0);
+    assert_int_equal(o.min_samples, 10);
+    assert_int_equal(o.max_samples, 200);
+    assert_true(o.max_time == 2.0);
+    assert_int_equal(o.place, SP_PLACE_BOTH);
+    assert_int_equal(o.no_check, 0);
+    assert_int_equal(o.backend, 0); /* auto */
+    assert_string_equal(o.output, "");
+    assert_int_equal(o.force, 0);
+    {
+        static const uint64_t want[] = {33554432};
+        assert_sizes(&o, want, 1);
+    }
+}
+
+static void test_coll_sizes_nccl_tests(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("-b 8 -e 128 -f 2", &o);
+    {
+        static const uint64_t want[] = {8, 16, 32, 64, 128};
+        assert_sizes(&o, want, 5);
+    }
+    parse_ok("-b 1K -e 4K -i 1K", &o);
+    {
+        static const uint64_t want[] = {1024, 2048, 3072, 4096};
+        assert_sizes(&o, want, 4);
+    }
+    /* the last step stops at -e even when it does not land on it */
+    parse_ok("-b 3 -e 13 -f 2", &o);
+    {
+        static const uint64_t want[] = {3, 6, 12};
+        assert_sizes(&o, want, 3);
+    }
+    parse_ok("-b 1K -e 3500 -i 1K", &o);
+    {
+        static const uint64_t want[] = {1024, 2048, 3072};
+        assert_sizes(&o, want, 3);
+    }
+    parse_ok("-b 1M -e 1G -f 4", &o);
+    {
+        static const uint64_t want[] = {1048576,  4194304,   16777216,
+                                        67108864, 268435456, 1073741824};
+        assert_sizes(&o, want, 6);
+    }
+    parse_ok("-b 0 -e 2 -i 1", &o);
+    {
+        static const uint64_t want[] = {0, 1, 2};
+        assert_sizes(&o, want, 3);
+    }
+    parse_ok("-b 1.5K -e 1.5K", &o);
+    {
+        static const uint64_t want[] = {1536};
+        assert_sizes(&o, want, 1);
+    }
+}
+
+static void test_coll_sizes_limit(void **state)
+{
+    sp_coll_opts_t o;
+    uint64_t sizes[4];
+    size_t n = 0;
+
+    (void)state;
+    /* exactly SP_MAX_SIZES points is allowed, one more is not */
+    parse_ok("-b 1 -e 4096 -i 1", &o);
+    assert_int_equal(sp_coll_sizes(&o, NULL, SP_MAX_SIZES, &n), SP_OK);
+    assert_int_equal(n, 4096);
+    parse_err("-b 1 -e 4097 -i 1", "4096", "--maxbytes");
+    /* a caller's smaller array is honoured */
+    parse_ok("-b 8 -e 128 -f 2", &o);
+    assert_int_equal(sp_coll_sizes(&o, sizes, 4, &n), SP_ERR_INVALID);
+    assert_int_equal(sp_coll_sizes(&o, NULL, 5, &n), SP_OK);
+    assert_int_equal(n, 5);
+}
+
+/* With one size (min == max) no step is needed: -i 0 gives exactly one point. */
+static void test_coll_single_point_stepbytes_0(void **state)
+{
+    sp_coll_opts_t o;
+    static const uint64_t want[] = {8};
+
+    (void)state;
+    parse_ok("-b 8 -e 8 -i 0", &o);
+    assert_sizes(&o, want, 1);
+}
+
+/* -b 0 -e 0 -f 2 is one point of 0 bytes, not an endless sweep. */
+static void test_coll_single_point_zero_bytes_stepfactor(void **state)
+{
+    sp_coll_opts_t o;
+    static const uint64_t want[] = {0};
+
+    (void)state;
+    parse_ok("-b 0 -e 0 -f 2", &o);
+    assert_sizes(&o, want, 1);
+}
+
+static void test_coll_option_forms(void **state)
+{
+    static const char *const forms[] = {"-b8 -e 1K", "-b 8 -e 1K", "--minbytes=8 -e 1K",
+                                        "--minbytes 8 --maxbytes=1K", "-e1K --minbytes 8"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        sp_coll_opts_t o;
+
+        parse_ok(forms[i], &o);
+        assert_int_equal(o.minbytes, 8);
+        assert_int_equal(o.maxbytes, 1024);
+    }
+}
+
+static void test_coll_lists(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("-c all", &o);
+    assert_int_equal(o.colls, 0x1ff);
+    parse_ok("-c all_gather,alltoall,scatter", &o);
+    assert_int_equal(o.colls, (1u << SP_COLL_ALL_GATHER) | (1u << SP_COLL_ALLTOALL) |
+                                  (1u << SP_COLL_SCATTER));
+    parse_ok("--collectives=sendrecv", &o);
+    assert_int_equal(o.colls, 1u << SP_COLL_SENDRECV);
+    parse_ok("-d all", &o);
+    assert_int_equal(o.dtypes, 0x3ff);
+    parse_ok("-d half,bfloat16,int8", &o);
+    assert_int_equal(o.dtypes,
+                     (1u << SP_DTYPE_HALF) | (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_INT8));
+    parse_ok("-o all", &o);
+    assert_int_equal(o.redops, 0x1f);
+    parse_ok("-o max,avg", &o);
+    assert_int_equal(o.redops, (1u << SP_REDOP_MAX) | (1u << SP_REDOP_AVG));
+    /* the last occurrence wins */
+    parse_ok("-d int8 -d double", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_DOUBLE);
+}
+
+static void test_coll_scalars(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("--place in", &o);
+    assert_int_equal(o.place, SP_PLACE_IN);
+    parse_ok("--place=out", &o);
+    assert_int_equal(o.place, SP_PLACE_OUT);
+    parse_ok("--place both", &o);
+    assert_int_equal(o.place, SP_PLACE_BOTH);
+    parse_ok("--no-check", &o);
+    assert_int_equal(o.no_check, 1);
+    parse_ok("--force", &o);
+    assert_int_equal(o.force, 1);
+    parse_ok("-O /tmp/run.h5", &o);
+    assert_string_equal(o.output, "/tmp/run.h5");
+    parse_ok("--output=results/x.h5", &o);
+    assert_string_equal(o.output, "results/x.h5");
+    parse_ok("-r -1", &o);
+    assert_int_equal(o.root, -1);
+    parse_ok("-r 3 -n 50 -w 0 -k 4", &o);
+    assert_int_equal(o.root, 3);
+    assert_int_equal(o.iters, 50);
+    assert_int_equal(o.warmup, 0);
+    assert_int_equal(o.batch, 4);
+    parse_ok("--epsilon 0.02 --batch-us 250.5 --max-time 0.5", &o);
+    assert_true(o.epsilon == 0.02);
+    assert_true(o.batch_us == 250.5);
+    assert_true(o.max_time == 0.5);
+    parse_ok("--min-samples 20 --max-samples 20", &o);
+    assert_int_equal(o.min_samples, 20);
+    assert_int_equal(o.max_samples, 20);
+    parse_ok("--backend host", &o);
+    assert_int_equal(o.backend, 1);
+    parse_ok("--backend nccl", &o);
+    assert_int_equal(o.backend, 2);
+}
+
+static void test_coll_help(void **state)
+{
+    cmdline_t c;
+    char err[ERRLEN];
+    sp_coll_opts_t o;
+    int help = 0;
+
+    (void)state;
+    cmdline_split(&c, "-h");
+    assert_int_equal(sp_coll_opts_parse(c.argc, c.argv, 1, &o, &help, err, sizeof(err)), SP_OK);
+    assert_int_equal(help, 1);
+    help = 0;
+    cmdline_split(&c, "-b 8 --help --bogus");
+    assert_int_equal(sp_coll_opts_parse(c.argc, c.argv, 1, &o, &help, err, sizeof(err)), SP_OK);
+    assert_int_equal(help, 1);
+}
+
+/* ---- coll: every error path ---- */
+
+static void test_coll_errors(void **state)
+{
+    static const struct {
+        const char *line;
+        const char *name1;
+        const char *name2;
+    } rows[] = {
+        /* unknown options */
+        {"--bogus", "--bogus", NULL},
+        {"--bogus=3", "--bogus", NULL},
+        {"-x", "-x", NULL},
+        {"-x5", "-x", NULL},
+        /* missing values */
+        {"-b", "-b", NULL},
+        {"--minbytes", "--minbytes", NULL},
+        {"-e 1K -c", "-c", NULL},
+        /* integers */
+        {"-n abc", "--iters", "abc"},
+        {"--iters 5x", "--iters", "5x"},
+        {"--iters=", "--iters", NULL},
+        {"-n 1.5", "--iters", "1.5"},
+        {"-r 99999999999999999999999", "--root", NULL},
+        {"-n -1", "--iters", "-1"},
+        {"-r -2", "--root", "-2"},
+        {"-f 0", "--stepfactor", NULL},
+        {"-f 1025", "--stepfactor", NULL},
+        {"--min-samples 0", "--min-samples", NULL},
+        /* doubles */
+        {"--epsilon abc", "--epsilon", NULL},
+        {"--epsilon 2", "--epsilon", NULL},
+        {"--max-time 0", "--max-time", NULL},
+        {"--batch-us inf", "--batch-us", NULL},
+        /* sizes */
+        {"-b abc", "--minbytes", "abc"},
+        {"-b 8Q", "--minbytes", "8Q"},
+        {"-e 1KK", "--maxbytes", "1KK"},
+        {"-i -1", "--stepbytes", NULL},
+        {"--minbytes=", "--minbytes", NULL},
+        /* names */
+        {"-c all_reduce,bogus", "--collectives", "bogus"},
+        {"-c allreduce", "--collectives", "allreduce"},
+        {"-c all_reduce,", "--collectives", NULL},
+        {"-d float,foo", "--datatype", "foo"},
+        {"-d fp8", "--datatype", "fp8"},
+        {"-o mean", "--op", "mean"},
+        {"--place bad", "--place", "bad"},
+        {"--backend bad", "--backend", "bad"},
+        /* flags take no value */
+        {"--force=1", "--force", NULL},
+        {"--no-check=yes", "--no-check", NULL},
+        /* stray arguments */
+        {"stray", "stray", NULL},
+        {"-b 8 -e 16 extra", "extra", NULL},
+        {"-", "'-'", NULL},
+        /* checks across options */
+        {"-b 1M -e 1K", "--minbytes 1048576", "--maxbytes 1024"},
+        {"-b 0 -e 1K -f 2", "--minbytes 0", "--stepfactor 2"},
+        {"-b 8 -e 16 -i 0", "--stepbytes 0", NULL},
+        {"-b 1 -e 100000 -i 1", "4096", "--maxbytes"},
+        {"--min-samples 50 --max-samples 20", "--min-samples 50", "--max-samples 20"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        parse_err(rows[i].line, rows[i].name1, rows[i].name2);
+    }
+}
+
+static void test_coll_check_world(void **state)
+{
+    sp_coll_opts_t o;
+    char err[ERRLEN];
+
+    (void)state;
+    parse_ok("-r 3", &o);
+    assert_int_equal(sp_coll_opts_check_world(&o, 4, err, sizeof(err)), SP_OK);
+    err[0] = '\0';
+    assert_int_equal(sp_coll_opts_check_world(&o, 3, err, sizeof(err)), SP_ERR_INVALID);
+    assert_non_null(strstr(err, "--root"));
+    assert_non_null(strstr(err, "3"));
+    assert_int_equal(sp_coll_opts_check_world(&o, 1, err, sizeof(err)), SP_ERR_INVALID);
+    parse_ok("-r -1", &o);
+    assert_int_equal(sp_coll_opts_check_world(&o, 1, err, sizeof(err)), SP_OK);
+    parse_ok("", &o);
+    assert_int_equal(sp_coll_opts_check_world(&o, 1, err, sizeof(err)), SP_OK);
+}
+
+static void test_coll_epsilon(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("", &o);
+    assert_true(sp_coll_epsilon(&o, 8) == 0.03);
+    assert_true(sp_coll_epsilon(&o, 65536) == 0.03);
+    assert_true(sp_coll_epsilon(&o, 65537) == 0.01);
+    assert_true(sp_coll_epsilon(&o, 1u << 30) == 0.01);
+    parse_ok("--epsilon 0.05", &o);
+    assert_true(sp_coll_epsilon(&o, 8) == 0.05);
+    assert_true(sp_coll_epsilon(&o, 1u << 30) == 0.05);
+}
+
+static void test_coll_hash(void **state)
+{
+    static const char *const variants[] = {
+        "-b 16 -e 1M -f 2",
+        "-b 8 -e 2M -f 2",
+        "-b 8 -e 1M -f 4",
+        "-b 8 -e 1M -f 2 -d half",
+        "-b 8 -e 1M -f 2 -o max",
+        "-b 8 -e 1M -f 2 -c all",
+        "-b 8 -e 1M -f 2 -r 1",
+        "-b 8 -e 1M -f 2 --no-check",
+        "-b 8 -e 1M -f 2 --place in",
+        "-b 8 -e 1M -f 2 -O x.h5",
+        "-b 8 -e 1M -f 2 --epsilon 0.02",
+        "-b 8 -e 1M -f 2 --force",
+    };
+    sp_coll_opts_t a;
+    sp_coll_opts_t b;
+    uint64_t base;
+
+    (void)state;
+    parse_ok("-b 8 -e 1M -f 2", &a);
+    parse_ok("--minbytes=8 --maxbytes 1024K --stepfactor=2", &b);
+    base = sp_opts_hash(&sp_coll_opt_table, &a);
+    assert_true(base == sp_opts_hash(&sp_coll_opt_table, &b));
+    for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+        parse_ok(variants[i], &b);
+        if (sp_opts_hash(&sp_coll_opt_table, &b) == base) {
+            print_error("'%s' hashes like '-b 8 -e 1M -f 2'\n", variants[i]);
+            fail();
+        }
+    }
+    /* values are hashed field by field: "1" "55" is not "15" "5" (--iters, then --warmup) */
+    parse_ok("-n 1 -w 55", &a);
+    parse_ok("-n 15 -w 5", &b);
+    assert_true(sp_opts_hash(&sp_coll_opt_table, &a) != sp_opts_hash(&sp_coll_opt_table, &b));
+}
+
+/* ---- the generic parser, on a table of its own ---- */
+
+typedef struct {
+    int flag;
+    long count;
+    double ratio;
+    uint64_t size;
+    char name[SP_OPT_STRLEN];
+    int mode;
+    uint32_t set;
+} demo_opts_t;
+
+static const char *const demo_modes[] = {"fast", "slow"};
+static const char *const demo_items[] = {"a", "b", "c"};
+
+static const sp_opt_def_t demo_defs[] = {
+    {"flag", 'F', SP_OPT_FLAG, offsetof(demo_opts_t, flag), NULL, NULL, "a flag", 0, -1, NULL, 0},
+    {"count", 'n', SP_OPT_INT, offsetof(demo_opts_t, count), "7", "N", "a count", -5, 5000, NULL,
+     0},
+    {"ratio", 0, SP_OPT_DOUBLE, offsetof(demo_opts_t, ratio), "0.5", "R", "a ratio", 0, 1, NULL, 0},
+    {"size", 's', SP_OPT_SIZE, offsetof(demo_opts_t, size), "4K", "SIZE", "a size", 16, 1 << 20,
+     NULL, 0},
+    {"name", 0, SP_OPT_STRING, offsetof(demo_opts_t, name), "none", "S", "a name", 0, -1, NULL, 0},
+    {"mode", 'm', SP_OPT_CHOICE, offsetof(demo_opts_t, mode), "slow", "M", "a mode", 0, -1,
+     demo_modes, 2},
+    {"items", 0, SP_OPT_SET, offsetof(demo_opts_t, set), "b", "LIST", "items", 0, -1, demo_items,
+     3},
+};
+
+static const sp_opt_table_t demo_table = {
+    .command = "demo",
+    .summary = "a table for tests",
+    .defs = demo_defs,
+    .ndefs = (int)(sizeof(demo_defs) / sizeof(demo_defs[0])),
+};
+
+static sp_status_t demo_parse(const char *line, demo_opts_t *o, unsigned char *seen, char *err)
+{
+    cmdline_t c;
+    int help = 0;
+
+    cmdline_split(&c, line);
+    memset(o, 0, sizeof(*o));
+    err[0] = '\0';
+    return sp_opts_parse(&demo_table, c.argc, c.argv, 1, o, &help, seen, err, ERRLEN);
+}
+
+static void test_generic_defaults_and_seen(void **state)
+{
+    demo_opts_t o;
+    unsigned char seen[7];
+    char err[ERRLEN];
+
+    (void)state;
+    memset(seen, 0xff, sizeof(seen));
+    assert_int_equal(demo_parse("", &o, seen, err), SP_OK);
+    assert_int_equal(o.flag, 0);
+    assert_int_equal(o.count, 7);
+    assert_true(o.ratio == 0.5);
+    assert_int_equal(o.size, 4096);
+    assert_string_equal(o.name, "none");
+    assert_int_equal(o.mode, 1);
+    assert_int_equal(o.set, 2);
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(seen[i], 0);
+    }
+
+    assert_int_equal(
+        demo_parse("-F --ratio 0.25 -s 64K --name x --items all -m fast", &o, seen, err), SP_OK);
+    assert_int_equal(o.flag, 1);
+    assert_int_equal(o.count, 7);
+    assert_true(o.ratio == 0.25);
+    assert_int_equal(o.size, 65536);
+    assert_string_equal(o.name, "x");
+    assert_int_equal(o.mode, 0);
+    assert_int_equal(o.set, 7);
+    assert_int_equal(seen[0], 1);
+    assert_int_equal(seen[1], 0); /* count kept its default */
+    for (int i = 2; i < 7; i++) {
+        assert_int_equal(seen[i], 1);
+    }
+
+    assert_int_equal(sp_opts_defaults(&demo_table, &o, err, ERRLEN), SP_OK);
+    assert_int_equal(o.size, 4096);
+}
+
+static void test_generic_errors(void **state)
+{
+    static const struct {
+        const char *line;
+        const char *name;
+    } rows[] = {
+        {"--count 5001", "--count"}, {"-n -6", "--count"},       {"--ratio 1.5", "--ratio"},
+        {"--ratio x", "--ratio"},    {"-s 8", "--size"},         {"-s 2M", "--size"},
+        {"-m medium", "--mode"},     {"--items a,d", "--items"}, {"-F1", "-F"},
+        {"--flag=0", "--flag"},      {"--name", "--name"},
+    };
+    demo_opts_t o;
+    char err[ERRLEN];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        if (demo_parse(rows[i].line, &o, NULL, err) != SP_ERR_INVALID ||
+            strstr(err, rows[i].name) == NULL) {
+            print_error("'%s': expected an error naming '%s', got '%s'\n", rows[i].line,
+                        rows[i].name, err);
+            fail();
+        }
+    }
+}
+
+static void test_generic_long_string(void **state)
+{
+    static char longval[SP_OPT_STRLEN + 8];
+    char *argv[3] = {"demo", "--name", longval};
+    demo_opts_t o;
+    char err[ERRLEN] = "";
+    int help = 0;
+
+    (void)state;
+    memset(longval, 'x', SP_OPT_STRLEN);
+    longval[SP_OPT_STRLEN] = '\0'; /* 1024 characters: one too many */
+    assert_int_equal(sp_opts_parse(&demo_table, 3, argv, 1, &o, &help, NULL, err, ERRLEN),
+                     SP_ERR_INVALID);
+    assert_non_null(strstr(err, "--name"));
+    longval[SP_OPT_STRLEN - 1] = '\0'; /* 1023 fit */
+    assert_int_equal(sp_opts_parse(&demo_table, 3, argv, 1, &o, &help, NULL, err, ERRLEN), SP_OK);
+    assert_int_equal(strlen(o.name), SP_OPT_STRLEN - 1);
+}
+
+static void test_generic_format(void **state)
+{
+    demo_opts_t o;
+    char err[ERRLEN];
+    char buf[SP_OPT_STRLEN + 64];
+    static const char *const want[] = {"1", "-3", "0.25", "65536", "x y", "fast", "a,c"};
+
+    (void)state;
+    assert_int_equal(demo_parse("-F -n -3 --ratio 0.25 -s 64K -m fast --items c,a", &o, NULL, err),
+                     SP_OK);
+    snprintf(o.name, sizeof(o.name), "x y");
+    for (int i = 0; i < demo_table.ndefs; i++) {
+        sp_opts_format(&demo_defs[i], &o, buf, sizeof(buf));
+        assert_string_equal(buf, want[i]);
+    }
+}
+
+static void test_help_lists_options(void **state)
+{
+    FILE *f = tmpfile();
+    char text[16384];
+    size_t n;
+
+    (void)state;
+    assert_non_null(f);
+    sp_opts_help(&sp_coll_opt_table, f);
+    rewind(f);
+    n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "usage: scaleprobe coll"));
+    for (int i = 0; i < sp_coll_opt_table.ndefs; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "--%s", sp_coll_opt_table.defs[i].long_name);
+        assert_non_null(strstr(text, name));
+    }
+    assert_non_null(strstr(text, "-b, --minbytes SIZE"));
+    assert_non_null(strstr(text, "[32M]"));
+    assert_non_null(strstr(text, "--help"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_size_suffixes),
+        cmocka_unit_test(test_parse_size_rejects),
+        cmocka_unit_test(test_format_size),
+        cmocka_unit_test(test_format_size_round_trips),
+        cmocka_unit_test(test_format_size_round_trips_10000_25k),
+        cmocka_unit_test(test_format_size_round_trips_large),
+        cmocka_unit_test(test_coll_defaults),
+        cmocka_unit_test(test_coll_sizes_nccl_tests),
+        cmocka_unit_test(test_coll_sizes_limit),
+        cmocka_unit_test(test_coll_single_point_stepbytes_0),
+        cmocka_unit_test(test_coll_single_point_zero_bytes_stepfactor),
+        cmocka_unit_test(test_coll_option_forms),
+        cmocka_unit_test(test_coll_lists),
+        cmocka_unit_test(test_coll_scalars),
+        cmocka_unit_test(test_coll_help),
+        cmocka_unit_test(test_coll_errors),
+        cmocka_unit_test(test_coll_check_world),
+        cmocka_unit_test(test_coll_epsilon),
+        cmocka_unit_test(test_coll_hash),
+        cmocka_unit_test(test_generic_defaults_and_seen),
+        cmocka_unit_test(test_generic_errors),
+        cmocka_unit_test(test_generic_long_string),
+        cmocka_unit_test(test_generic_format),
+        cmocka_unit_test(test_help_lists_options),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
