@@ -102,13 +102,8 @@ int main(int argc, char **argv)
         double scratch[1000];
         long k;
 
-        memset(&args, 0, sizeof(args));
-        args.kind = SP_COLL_ALL_REDUCE;
-        args.rank = ctx.rank;
-        args.nranks = ctx.nranks;
-        args.dtype = SP_DTYPE_FLOAT;
-        args.redop = SP_REDOP_SUM;
-        coll->get_counts((size_t)(bytes / 4), 4, ctx.nranks, &args.counts);
+        sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_FLOAT,
+                          SP_REDOP_SUM, 0, 0, bytes);
 
         /* the sweep's own calibration picks k; both sides then use it */
         parse_fixed(&opts, 0);

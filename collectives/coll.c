@@ -2,6 +2,7 @@
 #include "coll.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "coll_hooks.h"
 
@@ -71,6 +72,22 @@ uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const 
     return wrong;
 }
 
+void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int nranks,
+                       sp_dtype_t dtype, sp_redop_t redop, int root, int in_place, uint64_t bytes)
+{
+    size_t esize = sp_dtype_size(dtype);
+
+    memset(args, 0, sizeof(*args));
+    args->kind = kind;
+    args->rank = rank;
+    args->nranks = nranks;
+    args->dtype = dtype;
+    args->redop = redop;
+    args->root = root;
+    args->in_place = in_place;
+    sp_coll_get(kind)->get_counts((size_t)(bytes / esize), esize, nranks, &args->counts);
+}
+
 void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input)
 {
     coll->fill_input(args, input);
@@ -116,6 +133,35 @@ void sp__coll_counts_whole(size_t count, size_t elt_size, int nranks, sp_coll_co
     (void)nranks;
     out_p->send_count = out_p->recv_count = out_p->param_count = count;
     out_p->send_inplace_offset = out_p->recv_inplace_offset = 0;
+}
+
+void sp__coll_counts_gathered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
+{
+    size_t base = sp_coll_per_rank_count(count, elt_size, nranks);
+
+    out_p->send_count = base;
+    out_p->recv_count = base * (size_t)nranks;
+    out_p->param_count = base;
+    out_p->send_inplace_offset = base;
+    out_p->recv_inplace_offset = 0;
+}
+
+double sp__coll_expected_gathered(const sp_coll_args_t *args, size_t i)
+{
+    size_t base = args->counts.param_count;
+
+    return sp_pattern_data((int)(i / base), i % base);
+}
+
+void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
+{
+    size_t base = sp_coll_per_rank_count(count, elt_size, nranks);
+
+    out_p->send_count = base * (size_t)nranks;
+    out_p->recv_count = base;
+    out_p->param_count = base;
+    out_p->send_inplace_offset = 0;
+    out_p->recv_inplace_offset = base;
 }
 
 void sp__coll_fill_red(const sp_coll_args_t *args, void *input)

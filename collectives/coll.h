@@ -90,6 +90,11 @@ uint64_t sp_coll_size_bytes(const sp_coll_args_t *args);
 /* Count the output elements that differ from expected; output holds recv_count elements. */
 uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output);
 
+/* Describe one operation: counts for a requested size in bytes, as the collective computes
+ * them. redop and root are stored as given (the hooks ignore them where they do not apply). */
+void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int nranks,
+                       sp_dtype_t dtype, sp_redop_t redop, int root, int in_place, uint64_t bytes);
+
 /* Fill input[0..send_count) through fill_input (exists so backends have one entry point). */
 void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input);
 

@@ -1,18 +1,6 @@
 /* reduce_scatter: rank r receives block r of the reduction. busbw factor (n-1)/n. */
 #include "coll_hooks.h"
 
-static void reduce_scatter_counts(size_t count, size_t elt_size, int nranks,
-                                  sp_coll_counts_t *out_p)
-{
-    size_t base = sp_coll_per_rank_count(count, elt_size, nranks);
-
-    out_p->send_count = base * (size_t)nranks;
-    out_p->recv_count = base;
-    out_p->param_count = base;
-    out_p->send_inplace_offset = 0;
-    out_p->recv_inplace_offset = base;
-}
-
 static double reduce_scatter_expected(const sp_coll_args_t *args, size_t i)
 {
     size_t g = (size_t)args->rank * args->counts.param_count + i;
@@ -25,7 +13,7 @@ const sp_coll_t sp_coll_reduce_scatter = {
     .kind = SP_COLL_REDUCE_SCATTER,
     .has_redop = 1,
     .has_root = 0,
-    .get_counts = reduce_scatter_counts,
+    .get_counts = sp__coll_counts_scattered,
     .algbw_bytes = sp__coll_bytes_param_n,
     .busbw_factor = sp__coll_factor_nm1_n,
     .fill_input = sp__coll_fill_red,

@@ -1,17 +1,6 @@
 /* scatter: block d of the root's input lands on rank d. busbw factor (n-1)/n. */
 #include "coll_hooks.h"
 
-static void scatter_counts(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
-{
-    size_t base = sp_coll_per_rank_count(count, elt_size, nranks);
-
-    out_p->send_count = base * (size_t)nranks;
-    out_p->recv_count = base;
-    out_p->param_count = base;
-    out_p->send_inplace_offset = 0;
-    out_p->recv_inplace_offset = base;
-}
-
 static double scatter_expected(const sp_coll_args_t *args, size_t i)
 {
     return sp_pattern_data(args->root, (size_t)args->rank * args->counts.param_count + i);
@@ -22,7 +11,7 @@ const sp_coll_t sp_coll_scatter = {
     .kind = SP_COLL_SCATTER,
     .has_redop = 0,
     .has_root = 1,
-    .get_counts = scatter_counts,
+    .get_counts = sp__coll_counts_scattered,
     .algbw_bytes = sp__coll_bytes_param_n,
     .busbw_factor = sp__coll_factor_nm1_n,
     .fill_input = sp__coll_fill_own_data,

@@ -478,17 +478,11 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                         sp_coll_args_t args;
                         sp_coll_row_t row_out;
                         sp_coll_row_t row_in;
-                        size_t esize = sp_dtype_size((sp_dtype_t)d);
 
-                        memset(&args, 0, sizeof(args));
-                        args.kind = (sp_coll_kind_t)c;
-                        args.rank = ctx->rank;
-                        args.nranks = ctx->nranks;
-                        args.dtype = (sp_dtype_t)d;
-                        args.redop = coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM;
-                        args.root = root < 0 ? 0 : root;
-                        coll->get_counts((size_t)(sizes[si] / esize), esize, ctx->nranks,
-                                         &args.counts);
+                        sp_coll_args_init(&args, (sp_coll_kind_t)c, ctx->rank, ctx->nranks,
+                                          (sp_dtype_t)d,
+                                          coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM,
+                                          root < 0 ? 0 : root, 0, sizes[si]);
                         if (do_out) {
                             args.in_place = 0;
                             status = sweep_point(ctx, opts, coll, &args, &bufs, &row_out);

@@ -31,15 +31,8 @@ int main(int argc, char **argv)
         const sp_coll_t *coll = sp_coll_get(kinds[k]);
         for (int ip = 0; ip < 2; ip++) {
             sp_coll_args_t args;
-            memset(&args, 0, sizeof(args));
-            args.kind = kinds[k];
-            args.rank = ctx.rank;
-            args.nranks = ctx.nranks;
-            args.dtype = SP_DTYPE_FLOAT;
-            args.redop = SP_REDOP_SUM;
-            args.root = 0;
-            args.in_place = ip;
-            coll->get_counts(4096 / 4, 4, ctx.nranks, &args.counts);
+            sp_coll_args_init(&args, kinds[k], ctx.rank, ctx.nranks, SP_DTYPE_FLOAT, SP_REDOP_SUM,
+                              0, ip, 4096);
             SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs), SP_OK);
             if (ctx.rank != 0) {
                 continue;
@@ -61,12 +54,8 @@ int main(int argc, char **argv)
     {
         const sp_coll_t *coll = sp_coll_get(SP_COLL_ALL_REDUCE);
         sp_coll_args_t args;
-        memset(&args, 0, sizeof(args));
-        args.kind = SP_COLL_ALL_REDUCE;
-        args.rank = ctx.rank;
-        args.nranks = ctx.nranks;
-        args.dtype = SP_DTYPE_FLOAT;
-        coll->get_counts(1024, 4, ctx.nranks, &args.counts);
+        sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_FLOAT,
+                          SP_REDOP_SUM, 0, 0, 4096);
         SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs), SP_OK);
         if (ctx.rank == 0) {
             SP_TEST_EQ_INT(bufs.point.row.wrong, 0);

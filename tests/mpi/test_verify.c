@@ -41,16 +41,8 @@ int main(int argc, char **argv)
                     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
                         for (int ip = 0; ip < 2; ip++) {
                             sp_coll_args_t args;
-                            size_t esize = sp_dtype_size((sp_dtype_t)d);
-                            memset(&args, 0, sizeof(args));
-                            args.kind = (sp_coll_kind_t)c;
-                            args.rank = ctx.rank;
-                            args.nranks = ctx.nranks;
-                            args.dtype = (sp_dtype_t)d;
-                            args.redop = (sp_redop_t)o;
-                            args.root = root;
-                            args.in_place = ip;
-                            coll->get_counts(sizes[s] / esize, esize, ctx.nranks, &args.counts);
+                            sp_coll_args_init(&args, (sp_coll_kind_t)c, ctx.rank, ctx.nranks,
+                                              (sp_dtype_t)d, (sp_redop_t)o, root, ip, sizes[s]);
                             SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs),
                                            SP_OK);
                             if (ctx.rank == 0 && bufs.point.row.wrong != 0) {
