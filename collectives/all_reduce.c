@@ -14,7 +14,6 @@ const sp_coll_t sp_coll_all_reduce = {
     .get_counts = sp__coll_counts_whole,
     .algbw_bytes = sp__coll_bytes_param,
     .busbw_factor = all_reduce_factor,
-    .fill_input = sp__coll_fill_red,
     .has_output = sp__coll_output_everywhere,
-    .expected = sp__coll_expected_red,
+    .describe_output = sp__coll_output_red,
 };

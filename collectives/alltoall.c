@@ -10,11 +10,12 @@ static void alltoall_counts(size_t count, size_t elt_size, int nranks, sp_coll_c
     out_p->send_inplace_offset = out_p->recv_inplace_offset = 0;
 }
 
-static double alltoall_expected(const sp_coll_args_t *args, size_t i)
+static void alltoall_output(const sp_coll_args_t *args, sp_pattern_t *out_p)
 {
-    size_t param = args->counts.param_count;
+    uint64_t param = args->counts.param_count;
 
-    return sp_pattern_data((int)(i / param), (size_t)args->rank * param + i % param);
+    sp_pattern_output_data(out_p, args->dtype, args->nranks, 0, param,
+                           (uint64_t)args->rank * param);
 }
 
 const sp_coll_t sp_coll_alltoall = {
@@ -25,7 +26,6 @@ const sp_coll_t sp_coll_alltoall = {
     .get_counts = alltoall_counts,
     .algbw_bytes = sp__coll_bytes_param_n,
     .busbw_factor = sp__coll_factor_nm1_n,
-    .fill_input = sp__coll_fill_own_data,
     .has_output = sp__coll_output_everywhere,
-    .expected = alltoall_expected,
+    .describe_output = alltoall_output,
 };

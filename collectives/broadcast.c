@@ -7,9 +7,9 @@ static int broadcast_has_output(const sp_coll_args_t *args)
     return args->in_place || args->rank != args->root;
 }
 
-static double broadcast_expected(const sp_coll_args_t *args, size_t i)
+static void broadcast_output(const sp_coll_args_t *args, sp_pattern_t *out_p)
 {
-    return sp_pattern_data(args->root, i);
+    sp_pattern_output_data(out_p, args->dtype, args->nranks, args->root, 0, 0);
 }
 
 const sp_coll_t sp_coll_broadcast = {
@@ -20,7 +20,6 @@ const sp_coll_t sp_coll_broadcast = {
     .get_counts = sp__coll_counts_whole,
     .algbw_bytes = sp__coll_bytes_param,
     .busbw_factor = sp__coll_factor_one,
-    .fill_input = sp__coll_fill_own_data,
     .has_output = broadcast_has_output,
-    .expected = broadcast_expected,
+    .describe_output = broadcast_output,
 };

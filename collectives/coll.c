@@ -56,20 +56,30 @@ uint64_t sp_coll_size_bytes(const sp_coll_args_t *args)
     return (uint64_t)n * sp_dtype_size(args->dtype);
 }
 
+void sp_coll_patterns(const sp_coll_t *coll, const sp_coll_args_t *args, sp_pattern_t *in_p,
+                      sp_pattern_t *out_p)
+{
+    sp_pattern_input(in_p, coll->has_redop, args->redop, args->dtype, args->nranks, args->rank);
+    coll->describe_output(args, out_p);
+}
+
 uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output)
 {
-    uint64_t wrong = 0;
+    sp_pattern_t out;
 
     if (!coll->has_output(args)) {
         return 0;
     }
-    for (size_t i = 0; i < args->counts.recv_count; i++) {
-        /* != on doubles: every expected value is exact, and NaN counts as wrong */
-        if (!(sp_dtype_get(args->dtype, output, i) == coll->expected(args, i))) {
-            wrong++;
-        }
-    }
-    return wrong;
+    coll->describe_output(args, &out);
+    return sp_pattern_check(&out, output, args->counts.recv_count);
+}
+
+double sp_coll_expected(const sp_coll_t *coll, const sp_coll_args_t *args, size_t i)
+{
+    sp_pattern_t out;
+
+    coll->describe_output(args, &out);
+    return sp_pattern_output_at(&out, i);
 }
 
 void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int nranks,
@@ -90,7 +100,10 @@ void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int 
 
 void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input)
 {
-    coll->fill_input(args, input);
+    sp_pattern_t in;
+
+    sp_pattern_input(&in, coll->has_redop, args->redop, args->dtype, args->nranks, args->rank);
+    sp_pattern_fill(&in, input, args->counts.send_count);
 }
 
 /* ---- hook helpers used by the collective files ---- */
@@ -146,11 +159,9 @@ void sp__coll_counts_gathered(size_t count, size_t elt_size, int nranks, sp_coll
     out_p->recv_inplace_offset = 0;
 }
 
-double sp__coll_expected_gathered(const sp_coll_args_t *args, size_t i)
+void sp__coll_output_gathered(const sp_coll_args_t *args, sp_pattern_t *out_p)
 {
-    size_t base = args->counts.param_count;
-
-    return sp_pattern_data((int)(i / base), i % base);
+    sp_pattern_output_data(out_p, args->dtype, args->nranks, 0, args->counts.param_count, 0);
 }
 
 void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
@@ -164,18 +175,7 @@ void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_col
     out_p->recv_inplace_offset = base;
 }
 
-void sp__coll_fill_red(const sp_coll_args_t *args, void *input)
+void sp__coll_output_red(const sp_coll_args_t *args, sp_pattern_t *out_p)
 {
-    sp_pattern_fill_red(input, args->dtype, args->redop, args->nranks, args->rank, 0,
-                        args->counts.send_count);
-}
-
-void sp__coll_fill_own_data(const sp_coll_args_t *args, void *input)
-{
-    sp_pattern_fill_data(input, args->dtype, args->rank, 0, args->counts.send_count);
-}
-
-double sp__coll_expected_red(const sp_coll_args_t *args, size_t i)
-{
-    return sp_pattern_red_expected(args->redop, args->dtype, args->nranks, i);
+    sp_pattern_output_red(out_p, args->redop, args->dtype, args->nranks, 0);
 }

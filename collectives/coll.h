@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "pattern.h"
 #include "status.h"
 
 typedef enum {
@@ -60,14 +61,12 @@ typedef struct sp_coll {
     double (*algbw_bytes)(const sp_coll_args_t *args);
     double (*busbw_factor)(int nranks);
 
-    /* write this rank's input into input[0..send_count) */
-    void (*fill_input)(const sp_coll_args_t *args, void *input);
-
     /* 1 when this rank has an output to check (e.g. only the root of reduce) */
     int (*has_output)(const sp_coll_args_t *args);
 
-    /* expected value of output element i on this rank */
-    double (*expected)(const sp_coll_args_t *args, size_t i);
+    /* the expected output of this rank as a pattern descriptor (pattern.h); the input is the
+     * reduction pattern when has_redop, else the data pattern, of this rank */
+    void (*describe_output)(const sp_coll_args_t *args, sp_pattern_t *out_p);
 } sp_coll_t;
 
 /* The registry, indexed by sp_coll_kind_t. */
@@ -87,15 +86,23 @@ void sp_coll_bandwidth(const sp_coll_t *coll, const sp_coll_args_t *args, double
 /* Bytes shown in the size column: max(send, recv) per rank, as nccl-tests prints it. */
 uint64_t sp_coll_size_bytes(const sp_coll_args_t *args);
 
-/* Count the output elements that differ from expected; output holds recv_count elements. */
+/* Input and expected-output patterns of this rank (what a device kernel evaluates). */
+void sp_coll_patterns(const sp_coll_t *coll, const sp_coll_args_t *args, sp_pattern_t *in_p,
+                      sp_pattern_t *out_p);
+
+/* Count the output elements that differ from expected; output holds recv_count elements (host
+ * memory). 0 when this rank has no output. */
 uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output);
+
+/* Expected value of output element i on this rank (one element; for tests and tools). */
+double sp_coll_expected(const sp_coll_t *coll, const sp_coll_args_t *args, size_t i);
 
 /* Describe one operation: counts for a requested size in bytes, as the collective computes
  * them. redop and root are stored as given (the hooks ignore them where they do not apply). */
 void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int nranks,
                        sp_dtype_t dtype, sp_redop_t redop, int root, int in_place, uint64_t bytes);
 
-/* Fill input[0..send_count) through fill_input (exists so backends have one entry point). */
+/* Write this rank's input into input[0..send_count) (host memory). */
 void sp_coll_fill(const sp_coll_t *coll, const sp_coll_args_t *args, void *input);
 
 #endif

@@ -14,11 +14,10 @@ int sp__coll_output_at_root(const sp_coll_args_t *args);
 void sp__coll_counts_whole(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p);
 /* all_gather and gather: base per rank in, base*n out; the output block s comes from rank s */
 void sp__coll_counts_gathered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p);
-double sp__coll_expected_gathered(const sp_coll_args_t *args, size_t i);
+void sp__coll_output_gathered(const sp_coll_args_t *args, sp_pattern_t *out_p);
 /* reduce_scatter and scatter: base*n in, block `rank` (base elements) out */
 void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p);
-void sp__coll_fill_red(const sp_coll_args_t *args, void *input);
-void sp__coll_fill_own_data(const sp_coll_args_t *args, void *input);
-double sp__coll_expected_red(const sp_coll_args_t *args, size_t i);
+/* all_reduce and reduce: the reduction of element i */
+void sp__coll_output_red(const sp_coll_args_t *args, sp_pattern_t *out_p);
 
 #endif

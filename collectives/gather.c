@@ -9,7 +9,6 @@ const sp_coll_t sp_coll_gather = {
     .get_counts = sp__coll_counts_gathered,
     .algbw_bytes = sp__coll_bytes_param_n,
     .busbw_factor = sp__coll_factor_nm1_n,
-    .fill_input = sp__coll_fill_own_data,
     .has_output = sp__coll_output_at_root,
-    .expected = sp__coll_expected_gathered,
+    .describe_output = sp__coll_output_gathered,
 };

@@ -1,9 +1,10 @@
 /* sendrecv: a ring, rank r sends to r+1 and receives from r-1. busbw factor 1. */
 #include "coll_hooks.h"
 
-static double sendrecv_expected(const sp_coll_args_t *args, size_t i)
+static void sendrecv_output(const sp_coll_args_t *args, sp_pattern_t *out_p)
 {
-    return sp_pattern_data((args->rank - 1 + args->nranks) % args->nranks, i);
+    sp_pattern_output_data(out_p, args->dtype, args->nranks,
+                           (args->rank - 1 + args->nranks) % args->nranks, 0, 0);
 }
 
 const sp_coll_t sp_coll_sendrecv = {
@@ -14,7 +15,6 @@ const sp_coll_t sp_coll_sendrecv = {
     .get_counts = sp__coll_counts_whole,
     .algbw_bytes = sp__coll_bytes_param,
     .busbw_factor = sp__coll_factor_one,
-    .fill_input = sp__coll_fill_own_data,
     .has_output = sp__coll_output_everywhere,
-    .expected = sendrecv_expected,
+    .describe_output = sendrecv_output,
 };

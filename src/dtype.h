@@ -54,26 +54,12 @@ double sp_dtype_exact_limit(sp_dtype_t dtype);
  * doubles) and 60 for the wider floating types (more than any product the patterns build). */
 int sp_dtype_max_pow2(sp_dtype_t dtype);
 
-/* Element access: read element i as a double; store a double into element i (rounded to the
- * type: nearest-even for floating types, truncation toward zero for integers). */
-double sp_dtype_get(sp_dtype_t dtype, const void *buf, size_t i);
-void sp_dtype_set(sp_dtype_t dtype, void *buf, size_t i, double value);
-
-/* The value that element access gives back after storing value: the type's rounding. */
-double sp_dtype_round(sp_dtype_t dtype, double value);
-
-/* IEEE binary16 and bfloat16 conversions (round to nearest even, NaN preserved). */
-uint16_t sp_half_from_float(float f);
-float sp_half_to_float(uint16_t h);
-uint16_t sp_bf16_from_float(float f);
-float sp_bf16_to_float(uint16_t b);
+/* Element access (sp_dtype_get/set/round), the half/bfloat16 conversions and avg's final
+ * division are inline in dtype_conv.h, so CUDA kernels use the very same code. */
+#include "dtype_conv.h"
 
 /* Reduce two values of a reduction as the type would: used to define avg and for the host
  * backend's half/bfloat16 reductions. avg combines like sum; sp_redop_avg_finish divides. */
 double sp_redop_apply(sp_redop_t redop, double a, double b);
-
-/* Final step of avg: the sum of n contributions divided by n, rounded to the type (integer
- * division truncates, as NCCL does for integer types). */
-double sp_redop_avg_finish(sp_dtype_t dtype, double sum, int nranks);
 
 #endif
