@@ -63,6 +63,8 @@ int main(int argc, char **argv)
     int provided;
     float *send;
     float *recv;
+    sp_backend_config_t cfg = {.device = -1, .timeout_s = 60.0};
+    char err[256];
 
     memset(&ctx, 0, sizeof(ctx));
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -70,8 +72,13 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &plain);
     MPI_Comm_rank(ctx.world, &ctx.rank);
     MPI_Comm_size(ctx.world, &ctx.nranks);
-    if (sp_topo_init(ctx.world, &ctx.topo) != SP_OK ||
-        sp_backend_open(SP_BACKEND_HOST, ctx.world, &ctx.backend) != SP_OK ||
+    if (sp_topo_init(ctx.world, &ctx.topo) != SP_OK) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    cfg.local_rank = ctx.topo.local_rank;
+    cfg.local_size = ctx.topo.local_size;
+    if (sp_backend_open(SP_BACKEND_HOST, ctx.world, &cfg, &ctx.backend, err, sizeof(err)) !=
+            SP_OK ||
         sp_sweep_bufs_init(&ctx, (size_t)maxbytes, 1, &bufs) != SP_OK || nsamples < 1 ||
         nsamples > 1000) {
         MPI_Abort(MPI_COMM_WORLD, 1);

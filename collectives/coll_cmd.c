@@ -31,6 +31,15 @@ static int coll_backend(const void *opts)
     return ((const sp_coll_opts_t *)opts)->backend;
 }
 
+static void coll_backend_config(const void *opts, sp_backend_config_t *cfg)
+{
+    const sp_coll_opts_t *o = opts;
+
+    cfg->device = (int)o->device;
+    cfg->timeout_s = o->timeout;
+    cfg->cuda_graph = o->cuda_graph;
+}
+
 static sp_status_t coll_run(sp_ctx_t *ctx, const void *opts)
 {
     return sp_sweep_run(ctx, opts);
@@ -45,6 +54,7 @@ static const sp_workload_t coll_workload = {
     .output = coll_output,
     .force = coll_force,
     .backend = coll_backend,
+    .backend_config = coll_backend_config,
     .run = coll_run,
 };
 

@@ -32,6 +32,9 @@ typedef struct {
     int place;            /* sp_place_t */
     int no_check;
     int backend;          /* sp_backend_kind_t */
+    long device;          /* GPU index on the node; -1: from the node-local rank */
+    double timeout;       /* seconds any wait for the device may take */
+    int cuda_graph;       /* time batches as captured CUDA graphs */
     char output[SP_OPT_STRLEN];
     int force;
 } sp_coll_opts_t;

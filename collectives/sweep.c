@@ -145,13 +145,7 @@ static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_swee
     sp_status_t status;
     uint64_t ns = 0;
 
-    status = ops->event_record(st, bufs->ev_start);
-    for (long i = 0; i < k && status == SP_OK; i++) {
-        status = ops->coll_run(st, args, l->send, bufs->recv);
-    }
-    if (status == SP_OK) {
-        status = ops->event_record(st, bufs->ev_end);
-    }
+    status = ops->coll_batch(st, args, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
     if (status == SP_OK) {
         status = ops->sync(st);
     }
@@ -172,6 +166,48 @@ static long calibrate_batch(sp_ctx_t *ctx, const sp_coll_opts_t *opts, double on
     k = one_op_us > 0.0 ? ceil(opts->batch_us / one_op_us) : SP_MAX_BATCH;
     (void)ctx;
     return k < 1.0 ? 1 : k > SP_MAX_BATCH ? SP_MAX_BATCH : (long)k;
+}
+
+/* Agree on status after a phase of a point; when any rank failed, rank 0 names the operation,
+ * size, phase and iteration, and the ranks that did not finish it (e.g. timed out waiting for a
+ * peer that never came). */
+static sp_status_t agree_point(sp_ctx_t *ctx, sp_status_t status, const sp_coll_args_t *args,
+                               const char *phase, size_t iteration)
+{
+    sp_status_t agreed = sp_ctx_agree(ctx, status);
+    int mine = (int)status;
+    int *all = NULL;
+
+    if (agreed == SP_OK) {
+        return SP_OK;
+    }
+    if (ctx->rank == 0) {
+        all = calloc((size_t)ctx->nranks, sizeof(*all));
+    }
+    MPI_Gather(&mine, 1, MPI_INT, all != NULL ? all : &mine, 1, MPI_INT, 0, ctx->world);
+    if (all != NULL) {
+        char list[256];
+        size_t used = 0;
+        int nfail = 0;
+        list[0] = '\0';
+        for (int r = 0; r < ctx->nranks; r++) {
+            if (all[r] != SP_OK) {
+                if (used < sizeof(list) - 48) {
+                    used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d(%s)",
+                                             nfail ? " " : "", r, sp_status_name(all[r]));
+                }
+                nfail++;
+            }
+        }
+        fprintf(stderr,
+                "scaleprobe coll: error: %s %llu B %s %s, %s %zu: %d rank(s) did not finish: "
+                "%s\n",
+                sp_coll_names[args->kind], (unsigned long long)sp_coll_size_bytes(args),
+                sp_dtype_name(args->dtype), args->in_place ? "in-place" : "out-of-place", phase,
+                iteration, nfail, list);
+        free(all);
+    }
+    return agreed;
 }
 
 /* Rank 0's stopping rule after n samples. converged_p says whether the CI target is met; with
@@ -227,7 +263,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     if (status == SP_OK) {
         status = ops->sync(st);
     }
-    status = sp_ctx_agree(ctx, status);
+    status = agree_point(ctx, status, args, "warm-up of", (size_t)opts->warmup);
     if (status != SP_OK) {
         return status;
     }
@@ -235,7 +271,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     /* calibration: one operation, max over ranks, decides k for every sample of this point */
     MPI_Barrier(ctx->world);
     status = time_batch(ctx, args, bufs, &l, 1, &us);
-    status = sp_ctx_agree(ctx, status);
+    status = agree_point(ctx, status, args, "calibration", 1);
     if (status != SP_OK) {
         return status;
     }
@@ -259,7 +295,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
         MPI_Barrier(ctx->world);
         status = time_batch(ctx, args, bufs, &l, k, &us);
         /* outside the timed region from here on */
-        status = sp_ctx_agree(ctx, status);
+        status = agree_point(ctx, status, args, "sample", n + 1);
         if (status != SP_OK) {
             return status;
         }
@@ -306,7 +342,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
         if (status == SP_OK) {
             status = ops->check(st, coll, args, l.output, &wrong_local);
         }
-        status = sp_ctx_agree(ctx, status);
+        status = agree_point(ctx, status, args, "verification", 1);
         if (status != SP_OK) {
             return status;
         }
@@ -400,7 +436,16 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
                                sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
                                sp_coll_row_t *row_p)
 {
-    sp_status_t status = sp_sweep_measure(ctx, opts, coll, args, bufs);
+    char name[128];
+    sp_status_t status;
+
+    /* a named range per point, so Nsight Systems shows the sweep's structure */
+    snprintf(name, sizeof(name), "%s %llu B %s %s%s", coll->name,
+             (unsigned long long)sp_coll_size_bytes(args), sp_dtype_name(args->dtype),
+             coll->has_redop ? sp_redop_name(args->redop) : "", args->in_place ? " in-place" : "");
+    ctx->backend.ops->range_push(ctx->backend.state, name);
+    status = sp_sweep_measure(ctx, opts, coll, args, bufs);
+    ctx->backend.ops->range_pop(ctx->backend.state);
 
     if (status != SP_OK) {
         return status;
@@ -430,6 +475,8 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     sp_status_t status;
     int do_out = opts->place != SP_PLACE_IN;
     int do_in = opts->place != SP_PLACE_OUT;
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
 
     memset(&totals, 0, sizeof(totals));
     totals.nranks = ctx->nranks;
@@ -483,7 +530,9 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                                           (sp_dtype_t)d,
                                           coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM,
                                           root < 0 ? 0 : root, 0, sizes[si]);
-                        if (do_out) {
+                        int run_out = do_out && ops->coll_supported(st, args.kind, 0);
+                        int run_in = do_in && ops->coll_supported(st, args.kind, 1);
+                        if (run_out) {
                             args.in_place = 0;
                             status = sweep_point(ctx, opts, coll, &args, &bufs, &row_out);
                             if (status == SP_OK && ctx->rank == 0) {
@@ -493,7 +542,7 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                                 }
                             }
                         }
-                        if (do_in && status == SP_OK) {
+                        if (run_in && status == SP_OK) {
                             args.in_place = 1;
                             status = sweep_point(ctx, opts, coll, &args, &bufs, &row_in);
                             if (status == SP_OK && ctx->rank == 0) {
@@ -504,8 +553,8 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                             }
                         }
                         if (status == SP_OK && ctx->rank == 0) {
-                            sp_coll_table_line(stdout, do_out ? &row_out : NULL,
-                                               do_in ? &row_in : NULL);
+                            sp_coll_table_line(stdout, run_out ? &row_out : NULL,
+                                               run_in ? &row_in : NULL);
                             fflush(stdout);
                         }
                     }

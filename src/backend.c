@@ -1,6 +1,8 @@
-/* Backend registry and selection. */
+/* Backend registry and selection. Selection is collective: every rank probes its own GPUs, the
+ * ranks agree, and when nccl cannot run, rank 0 alone gets the message naming the ranks. */
 #include "backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -9,23 +11,103 @@ const char *const sp_backend_names[SP_BACKEND_COUNT] = {"auto", "host", "nccl"};
 
 static const sp_backend_ops_t *backend_table[SP_BACKEND_COUNT] = {
     [SP_BACKEND_HOST] = &sp_backend_host_ops,
+#ifdef SP_HAVE_NCCL
+    [SP_BACKEND_NCCL] = &sp_backend_nccl_ops,
+#endif
 };
 
-sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm, sp_backend_t *be_p)
+int sp_backend_have_nccl(void)
+{
+    return backend_table[SP_BACKEND_NCCL] != NULL;
+}
+
+#ifndef SP_HAVE_NCCL
+int sp_backend_gpu_count(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "this scaleprobe was built without the NCCL/CUDA backend");
+    return 0;
+}
+#endif
+
+/* Agree on `ok` across ranks; when some rank is not ok, rank 0 learns the lowest such rank's
+ * reason and how many ranks failed. Returns 1 when every rank is ok. */
+static int agree_with_reason(MPI_Comm comm, int ok, char *why, size_t whylen, int *nbad_p,
+                             int *first_p)
+{
+    int rank;
+    int bad = !ok;
+    int nbad = 0;
+    struct {
+        int bad;
+        int rank;
+    } mine, worst;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, comm);
+    *nbad_p = nbad;
+    if (nbad == 0) {
+        return 1;
+    }
+    /* MINLOC on -bad picks the lowest rank among the failed ones */
+    mine.bad = -bad;
+    mine.rank = rank;
+    MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MINLOC, comm);
+    *first_p = worst.rank;
+    if (worst.rank != 0) {
+        if (rank == worst.rank) {
+            MPI_Send(why, (int)whylen, MPI_CHAR, 0, 0, comm);
+        } else if (rank == 0) {
+            MPI_Recv(why, (int)whylen, MPI_CHAR, worst.rank, 0, comm, MPI_STATUS_IGNORE);
+        }
+    }
+    why[whylen - 1] = '\0';
+    return 0;
+}
+
+sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
+                            const sp_backend_config_t *cfg, sp_backend_t *be_p, char *err,
+                            size_t errlen)
 {
     sp_backend_kind_t kind = requested;
+    char why[256] = "";
+    int nranks;
+    int nbad = 0;
+    int first = 0;
+    int ok;
     sp_status_t status;
 
-    if (kind == SP_BACKEND_AUTO) {
-        kind = SP_BACKEND_HOST; /* the only backend this build has */
-    }
-    if (backend_table[kind] == NULL) {
-        return SP_ERR_UNSUPPORTED;
+    MPI_Comm_size(comm, &nranks);
+    err[0] = '\0';
+    if (kind == SP_BACKEND_AUTO || kind == SP_BACKEND_NCCL) {
+        int ngpu = sp_backend_gpu_count(why, sizeof(why));
+        ok = ngpu > 0;
+        if (ok && cfg->device < 0 && cfg->local_size > ngpu) {
+            snprintf(why, sizeof(why), "%d ranks on this node but %d GPUs", cfg->local_size,
+                     ngpu);
+            ok = 0;
+        }
+        ok = agree_with_reason(comm, ok, why, sizeof(why), &nbad, &first);
+        if (!ok) {
+            snprintf(err, errlen, "no usable GPU on %d of %d ranks (rank %d: %s)", nbad, nranks,
+                     first, why);
+            if (kind == SP_BACKEND_NCCL) {
+                return SP_ERR_UNSUPPORTED;
+            }
+        }
+        kind = ok ? SP_BACKEND_NCCL : SP_BACKEND_HOST;
     }
     memset(be_p, 0, sizeof(*be_p));
-    status = backend_table[kind]->init(comm, &be_p->state);
-    if (status != SP_OK) {
-        return status;
+    why[0] = '\0';
+    status = backend_table[kind]->init(comm, cfg, &be_p->state, why, sizeof(why));
+    ok = agree_with_reason(comm, status == SP_OK, why, sizeof(why), &nbad, &first);
+    if (!ok) {
+        if (status == SP_OK) {
+            backend_table[kind]->fini(be_p->state);
+            be_p->state = NULL;
+        }
+        snprintf(err, errlen, "%s backend failed to start on %d of %d ranks (rank %d: %s)",
+                 backend_table[kind]->name, nbad, nranks, first, why);
+        return status != SP_OK ? status : SP_ERR_PEER;
     }
     be_p->ops = backend_table[kind];
     be_p->kind = kind;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "kv.h"
 #include "status.h"
 
 typedef enum { SP_BACKEND_AUTO = 0, SP_BACKEND_HOST, SP_BACKEND_NCCL, SP_BACKEND_COUNT } sp_backend_kind_t;
@@ -19,12 +20,31 @@ typedef struct sp_backend sp_backend_t;
  * recorded events is what a backend measures. Opaque; owned by the backend that created it. */
 typedef struct sp_event sp_event_t;
 
+/* What a backend needs to know to start. */
+typedef struct {
+    int local_rank;       /* node-local rank, for device selection */
+    int local_size;
+    int device;           /* device override, -1: from the node-local rank */
+    double timeout_s;     /* bound on every wait for the device */
+    int cuda_graph;       /* time batches as captured CUDA graphs (nccl) */
+} sp_backend_config_t;
+
+#define SP_BACKEND_MAX_KV 16
+
 typedef struct sp_backend_ops {
     const char *name;
 
-    /* Collective over comm (the backend duplicates it). state_p receives the backend's state. */
-    sp_status_t (*init)(MPI_Comm comm, void **state_p);
+    /* Collective over comm (the backend duplicates it). state_p receives the backend's state.
+     * On failure err holds this rank's reason (one line). */
+    sp_status_t (*init)(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
+                        char *err, size_t errlen);
     void (*fini)(void *state);
+
+    /* Versions and properties for /fingerprint (this rank's view); returns how many. */
+    int (*versions)(void *state, sp_kv_t *kv, int max);
+
+    /* This rank's device: a name and a bus id ("cpu", "-" on the host). */
+    void (*device_info)(void *state, char *name, size_t namelen, char *bus_id, size_t buslen);
 
     /* Buffers in the backend's memory (host memory or device memory). */
     sp_status_t (*mem_alloc)(void *state, size_t bytes, void **ptr_p);
@@ -40,10 +60,22 @@ typedef struct sp_backend_ops {
     sp_status_t (*check)(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
                          const void *output, uint64_t *wrong_p);
 
+    /* 1 when the backend can run this collective in this placement. */
+    int (*coll_supported)(void *state, sp_coll_kind_t kind, int in_place);
+
     /* Start one collective. Out-of-place: send and recv are distinct buffers; in-place: recv is
      * the one buffer and send points into it (coll.h's in-place offsets). Collective over comm. */
     sp_status_t (*coll_run)(void *state, const sp_coll_args_t *args, const void *send,
                             void *recv);
+
+    /* A timed batch: record start, k operations back to back, record end (the nccl backend may
+     * replay them as one captured CUDA graph). Does not wait for completion. */
+    sp_status_t (*coll_batch)(void *state, const sp_coll_args_t *args, const void *send,
+                              void *recv, long k, sp_event_t *start, sp_event_t *end);
+
+    /* Named ranges around sweep points, for profilers (NVTX on the nccl backend). */
+    void (*range_push)(void *state, const char *name);
+    void (*range_pop)(void *state);
 
     /* Events: create/destroy, record at the current point of the operation stream, elapsed
      * nanoseconds between two recorded events (waits for the later one to complete). */
@@ -64,13 +96,27 @@ struct sp_backend {
 };
 
 extern const sp_backend_ops_t sp_backend_host_ops;
+extern const sp_backend_ops_t sp_backend_nccl_ops; /* present when built with NCCL */
+
+/* 1 when this build has the nccl backend. */
+int sp_backend_have_nccl(void);
+
+/* This rank's GPU count for backend selection; 0 with a reason in err when there is none (no
+ * device, no driver, or a build without NCCL). Never blocks on other ranks. */
+int sp_backend_gpu_count(char *err, size_t errlen);
 
 /* Names for --backend, indexed by sp_backend_kind_t. */
 extern const char *const sp_backend_names[SP_BACKEND_COUNT];
 
-/* Choose and initialize a backend. Collective over comm. AUTO picks nccl when every rank sees a
- * GPU and the build has it, else host; the choice is the same on every rank. */
-sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm, sp_backend_t *be_p);
+/*
+ * Choose and initialize a backend. Collective over comm. AUTO picks nccl when every rank sees a
+ * GPU and the build has it, else host; the choice is the same on every rank. On failure every
+ * rank returns the same status and rank 0's err holds one message for the whole job (which
+ * ranks failed and why). SP_ERR_UNSUPPORTED: nccl asked for where it cannot run.
+ */
+sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
+                            const sp_backend_config_t *cfg, sp_backend_t *be_p, char *err,
+                            size_t errlen);
 void sp_backend_close(sp_backend_t *be);
 
 #endif

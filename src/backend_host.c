@@ -2,6 +2,7 @@
  * communicator. MPI has no 16-bit floating types, so half and bfloat16 travel as MPI_UINT16_T
  * with user-defined reduction operators; avg is a sum followed by a local division, as NCCL
  * defines it. Operations are blocking, so an event is the monotonic time when it is recorded. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -112,14 +113,17 @@ static MPI_Op host_mpi_op(const host_state_t *st, sp_dtype_t dtype, sp_redop_t r
     }
 }
 
-static sp_status_t host_init(MPI_Comm comm, void **state_p)
+static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
+                             char *err, size_t errlen)
 {
     static MPI_User_function *const half_fns[] = {half_sum, half_prod, half_max, half_min};
     static MPI_User_function *const bf16_fns[] = {bf16_sum, bf16_prod, bf16_max, bf16_min};
     host_state_t *st = calloc(1, sizeof(*st));
     sp_status_t status;
 
+    (void)cfg;
     if (st == NULL) {
+        snprintf(err, errlen, "out of memory");
         return SP_ERR_NOMEM;
     }
     status = mpi_check(MPI_Comm_dup(comm, &st->comm), "MPI_Comm_dup");
@@ -145,6 +149,7 @@ static sp_status_t host_init(MPI_Comm comm, void **state_p)
     return SP_OK;
 
 err_ops:
+    snprintf(err, errlen, "cannot create the MPI reduction operators for half and bfloat16");
     for (int i = 0; i < SP_REDOP_AVG; i++) {
         if (st->half_ops[i] != MPI_OP_NULL) {
             MPI_Op_free(&st->half_ops[i]);
@@ -314,6 +319,53 @@ static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const 
     return SP_OK;
 }
 
+static int host_versions(void *state, sp_kv_t *kv, int max)
+{
+    (void)state;
+    (void)kv;
+    (void)max;
+    return 0; /* the MPI library's version is recorded for every backend */
+}
+
+static void host_device_info(void *state, char *name, size_t namelen, char *bus_id,
+                             size_t buslen)
+{
+    (void)state;
+    snprintf(name, namelen, "cpu");
+    snprintf(bus_id, buslen, "-");
+}
+
+static int host_coll_supported(void *state, sp_coll_kind_t kind, int in_place)
+{
+    (void)state;
+    (void)in_place;
+    return kind < SP_COLL_COUNT; /* MPI has an in-place form of every collective */
+}
+
+static sp_status_t host_coll_batch(void *state, const sp_coll_args_t *args, const void *send,
+                                   void *recv, long k, sp_event_t *start, sp_event_t *end)
+{
+    sp_status_t status = SP_OK;
+
+    start->ns = sp_time_ns();
+    for (long i = 0; i < k && status == SP_OK; i++) {
+        status = host_coll_run(state, args, send, recv);
+    }
+    end->ns = sp_time_ns();
+    return status;
+}
+
+static void host_range_push(void *state, const char *name)
+{
+    (void)state;
+    (void)name;
+}
+
+static void host_range_pop(void *state)
+{
+    (void)state;
+}
+
 static sp_status_t host_event_create(void *state, sp_event_t **event_p)
 {
     sp_event_t *ev = calloc(1, sizeof(*ev));
@@ -357,12 +409,18 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .name = "host",
     .init = host_init,
     .fini = host_fini,
+    .versions = host_versions,
+    .device_info = host_device_info,
     .mem_alloc = host_mem_alloc,
     .mem_free = host_mem_free,
     .mem_poison = host_mem_poison,
     .fill = host_fill,
     .check = host_check,
+    .coll_supported = host_coll_supported,
     .coll_run = host_coll_run,
+    .coll_batch = host_coll_batch,
+    .range_push = host_range_push,
+    .range_pop = host_range_pop,
     .event_create = host_event_create,
     .event_destroy = host_event_destroy,
     .event_record = host_event_record,

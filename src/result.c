@@ -159,6 +159,12 @@ hid_t sp__result_topo_type(void)
     H5Tinsert(t, "local_rank", HOFFSET(sp_topo_rank_t, local_rank), H5T_NATIVE_INT32);
     H5Tinsert(t, "local_size", HOFFSET(sp_topo_rank_t, local_size), H5T_NATIVE_INT32);
     H5Tinsert(t, "host", HOFFSET(sp_topo_rank_t, host), str);
+    H5Tinsert(t, "device", HOFFSET(sp_topo_rank_t, device), str);
+    H5Tclose(str);
+    str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, sizeof(((sp_topo_rank_t *)0)->bus_id));
+    H5Tset_strpad(str, H5T_STR_NULLTERM);
+    H5Tinsert(t, "bus_id", HOFFSET(sp_topo_rank_t, bus_id), str);
     H5Tclose(str);
     return t;
 }
@@ -465,6 +471,40 @@ sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo)
         status = write_attr_int(group, "node_count", topo->nnodes);
     }
     H5Tclose(type);
+    H5Gclose(group);
+    return status;
+}
+
+static sp_status_t write_kv_attrs(hid_t group, const sp_kv_t *kv, int n)
+{
+    sp_status_t status = SP_OK;
+
+    for (int i = 0; i < n && status == SP_OK; i++) {
+        status = write_attr_str(group, kv[i].key, kv[i].value);
+    }
+    return status;
+}
+
+sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *versions, int nversions,
+                                        const sp_kv_t *env, int nenv)
+{
+    hid_t group = H5Gcreate2(res->file, "fingerprint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t envg;
+    sp_status_t status;
+
+    if (group < 0) {
+        return h5_fail("create /fingerprint");
+    }
+    status = write_kv_attrs(group, versions, nversions);
+    envg = H5Gcreate2(group, "environment", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (envg < 0) {
+        status = status == SP_OK ? h5_fail("create /fingerprint/environment") : status;
+    } else {
+        if (status == SP_OK) {
+            status = write_kv_attrs(envg, env, nenv);
+        }
+        H5Gclose(envg);
+    }
     H5Gclose(group);
     return status;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kv.h"
 #include "options.h"
 #include "status.h"
 #include "topo.h"
@@ -86,6 +87,11 @@ sp_status_t sp_result_write_config(sp_result_t *res, const sp_opt_table_t *table
 
 /* Write /topology/ranks from the gathered node map. */
 sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo);
+
+/* Write /fingerprint: versions and properties as attributes, the captured environment as the
+ * attributes of /fingerprint/environment (already allow-listed and redacted). */
+sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *versions, int nversions,
+                                        const sp_kv_t *env, int nenv);
 
 /* Append one sweep point: its row, its samples, the per-rank median times (nranks values) and
  * the ranks with wrong data. Sets row->sample_offset and wrong[].row. Flushes the file. */

@@ -9,10 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fingerprint.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define SP_ERRLEN 1024
+
+extern char **environ;
 
 static void join_argv(int argc, char **argv, char *out, size_t outlen)
 {
@@ -115,6 +118,27 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
     return (sp_status_t)status;
 }
 
+/* Rank 0's view: library versions, the backend's versions, the allow-listed environment. */
+static sp_status_t write_fingerprint(sp_ctx_t *ctx)
+{
+    enum { MAX_VERSIONS = 32, MAX_ENV = 256 };
+    sp_kv_t *versions = calloc(MAX_VERSIONS, sizeof(*versions));
+    sp_kv_t *env = calloc(MAX_ENV, sizeof(*env));
+    sp_status_t status = SP_ERR_NOMEM;
+    int nv;
+    int ne;
+
+    if (versions != NULL && env != NULL) {
+        nv = sp_fingerprint_versions(versions, MAX_VERSIONS);
+        nv += ctx->backend.ops->versions(ctx->backend.state, versions + nv, MAX_VERSIONS - nv);
+        ne = sp_env_capture(environ, env, MAX_ENV);
+        status = sp_result_write_fingerprint(ctx->result, versions, nv, env, ne);
+    }
+    free(env);
+    free(versions);
+    return status;
+}
+
 static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
 {
     sp_status_t status = SP_OK;
@@ -133,6 +157,9 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts
         }
         if (status == SP_OK) {
             status = sp_result_write_topology(ctx->result, &ctx->topo);
+        }
+        if (status == SP_OK) {
+            status = write_fingerprint(ctx);
         }
     }
     return sp_ctx_agree(ctx, status);
@@ -198,18 +225,33 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     if (status != SP_OK) {
         goto out_topo;
     }
-    status = sp_agree(ctx.world, sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world,
-                                                 &ctx.backend));
+    {
+        sp_backend_config_t cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        w->backend_config(opts, &cfg);
+        cfg.local_rank = ctx.topo.local_rank;
+        cfg.local_size = ctx.topo.local_size;
+        status = sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world, &cfg,
+                                 &ctx.backend, err, sizeof(err));
+    }
     if (status != SP_OK) {
         if (ctx.rank == 0) {
-            fprintf(stderr, "scaleprobe %s: error: backend '%s' is not available: %s\n", w->name,
-                    sp_backend_names[w->backend(opts)], sp_status_str(status));
+            fprintf(stderr, "scaleprobe %s: error: backend %s: %s\n", w->name,
+                    sp_backend_names[w->backend(opts)], err);
         }
+        /* asking for a backend this job cannot run is bad input */
         status = status == SP_ERR_UNSUPPORTED ? SP_ERR_INVALID : status;
         goto out_topo;
     }
+    {
+        char dev[SP_HOST_LEN];
+        char bus[32];
+        ctx.backend.ops->device_info(ctx.backend.state, dev, sizeof(dev), bus, sizeof(bus));
+        sp_topo_gather_devices(&ctx.topo, ctx.world, dev, bus);
+    }
     if (ctx.rank == 0 && w->backend(opts) == SP_BACKEND_AUTO) {
-        fprintf(stderr, "scaleprobe %s: backend auto -> %s\n", w->name, ctx.backend.ops->name);
+        fprintf(stderr, "scaleprobe %s: backend auto -> %s%s%s%s\n", w->name,
+                ctx.backend.ops->name, err[0] ? " (" : "", err, err[0] ? ")" : "");
     }
     status = open_result(&ctx, w, opts);
     if (status != SP_OK) {

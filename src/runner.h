@@ -23,6 +23,8 @@ typedef struct {
     char *(*output)(void *opts);
     int (*force)(const void *opts);
     int (*backend)(const void *opts);
+    /* the backend's device, timeout and graph settings (node placement is filled in after) */
+    void (*backend_config)(const void *opts, sp_backend_config_t *cfg);
     /* the workload; collective over ctx->world */
     sp_status_t (*run)(sp_ctx_t *ctx, const void *opts);
 } sp_workload_t;

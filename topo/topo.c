@@ -62,6 +62,30 @@ sp_status_t sp_topo_init(MPI_Comm comm, sp_topo_t *topo)
     return SP_OK;
 }
 
+void sp_topo_gather_devices(sp_topo_t *topo, MPI_Comm comm, const char *device,
+                            const char *bus_id)
+{
+    struct {
+        char device[SP_HOST_LEN];
+        char bus_id[32];
+    } mine, *all = NULL;
+
+    memset(&mine, 0, sizeof(mine));
+    snprintf(mine.device, sizeof(mine.device), "%s", device);
+    snprintf(mine.bus_id, sizeof(mine.bus_id), "%s", bus_id);
+    if (topo->rank == 0) {
+        all = calloc((size_t)topo->nranks, sizeof(*all));
+    }
+    /* without room rank 0 still takes part, into its own entry, and records nothing */
+    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all != NULL ? (void *)all : (void *)&mine,
+               (int)sizeof(mine), MPI_BYTE, 0, comm);
+    for (int r = 0; all != NULL && r < topo->nranks; r++) {
+        memcpy(topo->ranks[r].device, all[r].device, sizeof(all[r].device));
+        memcpy(topo->ranks[r].bus_id, all[r].bus_id, sizeof(all[r].bus_id));
+    }
+    free(all);
+}
+
 void sp_topo_cleanup(sp_topo_t *topo)
 {
     if (topo->leader_comm != MPI_COMM_NULL) {

@@ -16,6 +16,8 @@ typedef struct {
     int local_rank;
     int local_size;
     char host[SP_HOST_LEN];
+    char device[SP_HOST_LEN]; /* GPU name, "cpu" on the host backend */
+    char bus_id[32];          /* PCI bus id of the GPU, "-" on the host backend */
 } sp_topo_rank_t;
 
 typedef struct {
@@ -33,6 +35,10 @@ typedef struct {
 
 /* Build the node map. Collective over comm. Rank 0 also gathers every rank's row. */
 sp_status_t sp_topo_init(MPI_Comm comm, sp_topo_t *topo);
+
+/* Record every rank's device (name and bus id) in rank 0's table. Collective over comm. */
+void sp_topo_gather_devices(sp_topo_t *topo, MPI_Comm comm, const char *device,
+                            const char *bus_id);
 
 /* Free communicators and the gathered table. */
 void sp_topo_cleanup(sp_topo_t *topo);

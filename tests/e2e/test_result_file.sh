@@ -8,10 +8,14 @@ f="$TMP/a.h5"
 sp_mpirun 2 coll -c all_reduce,broadcast -b 64 -e 256 -f 4 -n 5 -O "$f" >"$TMP/out" 2>&1
 [ $? -eq 0 ] && ok "2-rank sweep" || { not_ok "2-rank sweep failed"; cat "$TMP/out"; }
 
-# schema: h5dump -H with the row counts and run-specific attribute sizes blanked
+# schema: h5dump -H with the row counts and run-specific attribute sizes blanked, and without
+# /fingerprint/environment (its names are whatever this machine's allow-listed environment has)
 normalize() {
   sed -E -e 's/\( [0-9]+(, [0-9]+)? \) \/ \( (H5S_UNLIMITED|[0-9]+)(, [0-9]+)? \)/( N ) \/ ( M )/' \
-         -e 's/STRSIZE [0-9]+;/STRSIZE S;/' -e "s|$TMP/a.h5|FILE|"
+         -e 's/STRSIZE [0-9]+;/STRSIZE S;/' -e "s|$TMP/a.h5|FILE|" |
+    awk '/GROUP "environment" \{/ { skip = 1; depth = 0 }
+         skip { depth += gsub(/\{/, "{") - gsub(/\}/, "}"); if (depth <= 0) skip = 0; next }
+         { print }'
 }
 h5dump -H "$f" | normalize >"$TMP/schema.txt"
 if diff -u "$top/tests/data/schema-coll.txt" "$TMP/schema.txt" >"$TMP/diff"; then
@@ -27,6 +31,22 @@ h5dump -H -d /coll/samples "$f" | grep -q 'SIMPLE { ( 40 )' && ok "40 samples fo
 h5dump -H -d /coll/rank_times "$f" | grep -q 'SIMPLE { ( 8, 2 )' && ok "rank_times is rows x ranks" ||
   not_ok "rank_times shape: $(h5dump -H -d /coll/rank_times "$f" | grep DATASPACE)"
 h5dump -d /topology/ranks "$f" | grep -q "$(hostname)" && ok "/topology has the host name" || not_ok "no host name in /topology"
+
+# environment: allow-listed names only, secret-looking values redacted, nothing secret in the file
+# (mpirun passes the launching environment to local ranks)
+NCCL_IB_SECRET_KEY=hunter2-e2e MY_PASSWORD=hunter3-e2e NCCL_DEBUG=WARN \
+  sp_mpirun 2 coll -b 64 -e 64 -n 3 -O "$TMP/env.h5" >/dev/null 2>&1
+h5dump -A -g /fingerprint/environment "$TMP/env.h5" >"$TMP/env.txt" 2>&1
+grep -q '"NCCL_DEBUG"' "$TMP/env.txt" && grep -q '"WARN"' "$TMP/env.txt" && ok "allow-listed NCCL_DEBUG recorded" ||
+  not_ok "NCCL_DEBUG not in /fingerprint/environment"
+grep -q '"<redacted>"' "$TMP/env.txt" && ok "NCCL_IB_SECRET_KEY recorded as <redacted>" || not_ok "no redacted entry"
+if grep -aq 'hunter2-e2e\|hunter3-e2e\|MY_PASSWORD' "$TMP/env.h5"; then
+  not_ok "a secret value or a non-allow-listed name is in the result file"
+else
+  ok "no secret value and no non-allow-listed name anywhere in the file"
+fi
+h5dump -a /fingerprint/mpi_library "$TMP/env.h5" | grep -q 'Open MPI\|MPICH' && ok "MPI library version recorded" ||
+  not_ok "no MPI library version"
 
 # never overwrite without --force
 sum=$(md5sum <"$f")

@@ -13,7 +13,14 @@ void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx)
     MPI_Comm_rank(ctx->world, &ctx->rank);
     MPI_Comm_size(ctx->world, &ctx->nranks);
     SP_TEST_EQ_INT(sp_topo_init(ctx->world, &ctx->topo), SP_OK);
-    SP_TEST_EQ_INT(sp_backend_open(SP_BACKEND_HOST, ctx->world, &ctx->backend), SP_OK);
+    sp_backend_config_t cfg = {.local_rank = ctx->topo.local_rank,
+                               .local_size = ctx->topo.local_size,
+                               .device = -1,
+                               .timeout_s = 60.0};
+    char err[256];
+    SP_TEST_EQ_INT(sp_backend_open(SP_BACKEND_HOST, ctx->world, &cfg, &ctx->backend, err,
+                                   sizeof(err)),
+                   SP_OK);
 }
 
 void sp_test_ctx_fini(sp_ctx_t *ctx)

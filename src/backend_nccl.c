@@ -1,0 +1,670 @@
+/* The nccl backend: NCCL over GPU memory. One GPU per rank (from the node-local rank), an NCCL
+ * communicator from a unique id broadcast over MPI, one non-blocking stream, CUDA events for
+ * timing, device kernels for fill and verification. Every wait for the device is bounded by
+ * the configured timeout: on expiry the communicator is aborted and SP_ERR_TIMEOUT returned.
+ * CUDA and NCCL headers are included here and nowhere else (and in the one .cu file). */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__has_include)
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define SP_HAVE_NVTX 1
+#endif
+#endif
+
+#include "backend.h"
+#include "backend_nccl_kernels.h"
+#include "gpu_util.h"
+#include "log.h"
+#include "timeutil.h"
+
+_Static_assert(cudaErrorNoDevice == SP_CUDA_ERROR_NO_DEVICE, "cudaErrorNoDevice");
+_Static_assert(cudaErrorInsufficientDriver == SP_CUDA_ERROR_INSUFFICIENT_DRIVER,
+               "cudaErrorInsufficientDriver");
+_Static_assert(ncclInvalidArgument == SP_NCCL_INVALID_ARGUMENT, "ncclInvalidArgument");
+_Static_assert(ncclInvalidUsage == SP_NCCL_INVALID_USAGE, "ncclInvalidUsage");
+_Static_assert(ncclInProgress == SP_NCCL_IN_PROGRESS, "ncclInProgress");
+_Static_assert(SP_DTYPE_BFLOAT16 == (int)ncclBfloat16 && SP_DTYPE_HALF == (int)ncclFloat16 &&
+                   SP_DTYPE_DOUBLE == (int)ncclFloat64,
+               "sp_dtype_t follows ncclDataType_t");
+_Static_assert(SP_REDOP_AVG == (int)ncclAvg && SP_REDOP_MIN == (int)ncclMin,
+               "sp_redop_t follows ncclRedOp_t");
+
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    int device;
+    cudaStream_t stream;
+    ncclComm_t nccl;                 /* NULL after an abort */
+    unsigned long long *counter;     /* device memory, for verification */
+    double timeout_s;
+    int cuda_graph;
+    /* the last captured batch, replayed while the same operation is timed */
+    cudaGraphExec_t graph;
+    sp_coll_args_t graph_args;
+    const void *graph_send;
+    void *graph_recv;
+    long graph_k;
+    char device_name[128];
+    char bus_id[32];
+} nccl_state_t;
+
+struct sp_event {
+    cudaEvent_t ev;
+};
+
+/* Log a failed CUDA call once, with CUDA's own message, and classify it. */
+static sp_status_t cuda_check(cudaError_t rc, const char *what)
+{
+    if (rc == cudaSuccess) {
+        return SP_OK;
+    }
+    sp_error("%s: %s", what, cudaGetErrorString(rc));
+    return sp_gpu_classify_cuda((int)rc);
+}
+
+static sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, const char *what)
+{
+    if (rc == ncclSuccess) {
+        return SP_OK;
+    }
+    sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
+             st->nccl ? ncclGetLastError(st->nccl) : "");
+    return sp_gpu_classify_nccl((int)rc) == SP_OK ? SP_ERR_DEVICE : sp_gpu_classify_nccl((int)rc);
+}
+
+int sp_backend_gpu_count(char *err, size_t errlen)
+{
+    int n = 0;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+
+    if (rc != cudaSuccess) {
+        snprintf(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(rc));
+        return 0;
+    }
+    if (n == 0) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(err, errlen, "no CUDA device visible%s%s", vis ? " with CUDA_VISIBLE_DEVICES=" : "",
+                 vis ? vis : "");
+    }
+    return n;
+}
+
+/* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort the
+ * communicator, so no rank stays blocked on a peer that will never come. */
+static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
+                                const char *what)
+{
+    uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
+    struct timespec nap = {0, 20000};
+
+    for (;;) {
+        cudaError_t rc = query(what_obj);
+        ncclResult_t async = ncclSuccess;
+        if (rc != cudaErrorNotReady) {
+            return cuda_check(rc, what);
+        }
+        if (st->nccl != NULL && ncclCommGetAsyncError(st->nccl, &async) == ncclSuccess &&
+            async != ncclSuccess && async != ncclInProgress) {
+            return nccl_check(st, async, what);
+        }
+        if (sp_time_ns() > deadline) {
+            sp_error("%s: no completion after %.1f s (--timeout); aborting the NCCL communicator",
+                     what, st->timeout_s);
+            if (st->nccl != NULL) {
+                ncclCommAbort(st->nccl);
+                st->nccl = NULL;
+            }
+            return SP_ERR_TIMEOUT;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
+static cudaError_t query_stream(void *s)
+{
+    return cudaStreamQuery((cudaStream_t)s);
+}
+
+static cudaError_t query_event(void *e)
+{
+    return cudaEventQuery((cudaEvent_t)e);
+}
+
+static void nccl_fini(void *state)
+{
+    nccl_state_t *st = state;
+
+    if (st == NULL) {
+        return;
+    }
+    if (st->graph != NULL) {
+        cudaGraphExecDestroy(st->graph);
+    }
+    if (st->counter != NULL) {
+        cudaFree(st->counter);
+    }
+    if (st->nccl != NULL) {
+        ncclCommDestroy(st->nccl);
+    }
+    if (st->stream != NULL) {
+        cudaStreamDestroy(st->stream);
+    }
+    if (st->comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&st->comm);
+    }
+    free(st);
+}
+
+/* Local set-up: device, stream, counter. Nothing here waits on other ranks. */
+static sp_status_t nccl_local_init(nccl_state_t *st, const sp_backend_config_t *cfg, char *err,
+                                   size_t errlen)
+{
+    struct cudaDeviceProp prop;
+    int ndev = 0;
+    sp_status_t status;
+
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess) {
+        ndev = 0;
+    }
+    status = sp_gpu_select_device(cfg->local_rank, cfg->local_size, ndev, cfg->device,
+                                  &st->device, err, errlen);
+    if (status != SP_OK) {
+        return status;
+    }
+    status = cuda_check(cudaSetDevice(st->device), "cudaSetDevice");
+    if (status == SP_OK) {
+        status = cuda_check(cudaGetDeviceProperties(&prop, st->device), "cudaGetDeviceProperties");
+    }
+    if (status == SP_OK) {
+        snprintf(st->device_name, sizeof(st->device_name), "%.127s", prop.name);
+        status = cuda_check(cudaDeviceGetPCIBusId(st->bus_id, (int)sizeof(st->bus_id), st->device),
+                            "cudaDeviceGetPCIBusId");
+    }
+    if (status == SP_OK) {
+        status = cuda_check(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking),
+                            "cudaStreamCreateWithFlags");
+    }
+    if (status == SP_OK) {
+        status = cuda_check(cudaMalloc((void **)&st->counter, sizeof(*st->counter)),
+                            "cudaMalloc");
+    }
+    if (status != SP_OK) {
+        snprintf(err, errlen, "CUDA set-up of device %d failed", st->device);
+    }
+    return status;
+}
+
+static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
+                             char *err, size_t errlen)
+{
+    nccl_state_t *st = calloc(1, sizeof(*st));
+    ncclUniqueId id;
+    sp_status_t status;
+    int mine;
+    int all = 0;
+
+    if (st == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return SP_ERR_NOMEM;
+    }
+    st->comm = MPI_COMM_NULL;
+    st->timeout_s = cfg->timeout_s;
+    st->cuda_graph = cfg->cuda_graph;
+    if (MPI_Comm_dup(comm, &st->comm) != MPI_SUCCESS) {
+        free(st);
+        snprintf(err, errlen, "MPI_Comm_dup failed");
+        return SP_ERR_MPI;
+    }
+    MPI_Comm_rank(st->comm, &st->rank);
+    MPI_Comm_size(st->comm, &st->nranks);
+    status = nccl_local_init(st, cfg, err, errlen);
+
+    /* every rank must have its device before anyone enters NCCL's collective init */
+    mine = status == SP_OK;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, st->comm);
+    if (!all) {
+        nccl_fini(st);
+        return status != SP_OK ? status : SP_ERR_PEER;
+    }
+    if (st->rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) {
+        memset(&id, 0, sizeof(id));
+    }
+    MPI_Bcast(&id, (int)sizeof(id), MPI_BYTE, 0, st->comm);
+    status = nccl_check(st, ncclCommInitRank(&st->nccl, st->nranks, id, st->rank),
+                        "ncclCommInitRank");
+    if (status != SP_OK) {
+        st->nccl = NULL;
+        snprintf(err, errlen, "ncclCommInitRank failed on device %d (%s)", st->device,
+                 st->bus_id);
+        nccl_fini(st);
+        return status;
+    }
+    *state_p = st;
+    return SP_OK;
+}
+
+static int nccl_versions(void *state, sp_kv_t *kv, int max)
+{
+    nccl_state_t *st = state;
+    int n = 0;
+    int v = 0;
+    char buf[32];
+
+#define SP_KV(k, ...)                                                                              \
+    do {                                                                                           \
+        if (n < max) {                                                                             \
+            snprintf(kv[n].key, sizeof(kv[n].key), "%s", k);                                      \
+            snprintf(kv[n].value, sizeof(kv[n].value), __VA_ARGS__);                               \
+            n++;                                                                                   \
+        }                                                                                          \
+    } while (0)
+    SP_KV("nccl_version_header", "%d.%d.%d", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+    if (ncclGetVersion(&v) == ncclSuccess) {
+        sp_gpu_nccl_version_str(v, buf, sizeof(buf));
+        SP_KV("nccl_version_library", "%s", buf);
+    }
+    sp_gpu_cuda_version_str(CUDART_VERSION, buf, sizeof(buf));
+    SP_KV("cuda_runtime_header", "%s", buf);
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess) {
+        sp_gpu_cuda_version_str(v, buf, sizeof(buf));
+        SP_KV("cuda_runtime", "%s", buf);
+    }
+    if (cudaDriverGetVersion(&v) == cudaSuccess) {
+        sp_gpu_cuda_version_str(v, buf, sizeof(buf));
+        SP_KV("cuda_driver", "%s", buf);
+    }
+    SP_KV("device_name", "%s", st->device_name);
+    SP_KV("device_bus_id", "%s", st->bus_id);
+#undef SP_KV
+    return n;
+}
+
+static void nccl_device_info(void *state, char *name, size_t namelen, char *bus_id, size_t buslen)
+{
+    nccl_state_t *st = state;
+
+    snprintf(name, namelen, "%s", st->device_name);
+    snprintf(bus_id, buslen, "%s", st->bus_id);
+}
+
+static sp_status_t nccl_mem_alloc(void *state, size_t bytes, void **ptr_p)
+{
+    void *p = NULL;
+    sp_status_t status;
+
+    (void)state;
+    status = cuda_check(cudaMalloc(&p, bytes > 0 ? bytes : 256), "cudaMalloc");
+    if (status == SP_OK) {
+        status = cuda_check(cudaMemset(p, 0, bytes), "cudaMemset");
+    }
+    if (status != SP_OK) {
+        if (p != NULL) {
+            cudaFree(p);
+        }
+        return status == SP_ERR_DEVICE ? SP_ERR_NOMEM : status;
+    }
+    *ptr_p = p;
+    return SP_OK;
+}
+
+static void nccl_mem_free(void *state, void *ptr)
+{
+    (void)state;
+    cudaFree(ptr);
+}
+
+static sp_status_t nccl_mem_poison(void *state, void *ptr, size_t bytes)
+{
+    nccl_state_t *st = state;
+
+    return cuda_check(cudaMemsetAsync(ptr, 0xA5, bytes, st->stream), "cudaMemsetAsync");
+}
+
+static sp_status_t nccl_fill(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
+                             void *input)
+{
+    nccl_state_t *st = state;
+    sp_pattern_t in;
+    sp_pattern_t out;
+
+    sp_coll_patterns(coll, args, &in, &out);
+    return cuda_check((cudaError_t)sp_cuda_pattern_fill(st->stream, &in, input,
+                                                         args->counts.send_count),
+                      "fill kernel");
+}
+
+/* NCCL's avg on floating types pre-multiplies by 1/n, which may round differently from sum/n:
+ * allow a few units in the last place there; everything else is compared exactly. */
+static double check_tolerance(const sp_coll_args_t *args)
+{
+    static const double eps[SP_DTYPE_COUNT] = {
+        [SP_DTYPE_HALF] = 9.77e-4, [SP_DTYPE_FLOAT] = 1.19e-7, [SP_DTYPE_DOUBLE] = 2.22e-16,
+        [SP_DTYPE_BFLOAT16] = 7.81e-3};
+
+    if (args->redop != SP_REDOP_AVG || sp_dtype_is_integer(args->dtype)) {
+        return 0.0;
+    }
+    return (args->nranks + 2) * eps[args->dtype];
+}
+
+static sp_status_t nccl_sync(void *state)
+{
+    nccl_state_t *st = state;
+
+    return bounded_wait(st, query_stream, st->stream, "waiting for the stream");
+}
+
+static sp_status_t nccl_check_output(void *state, const sp_coll_t *coll,
+                                     const sp_coll_args_t *args, const void *output,
+                                     uint64_t *wrong_p)
+{
+    nccl_state_t *st = state;
+    sp_pattern_t in;
+    sp_pattern_t out;
+    unsigned long long wrong = 0;
+    sp_status_t status;
+
+    *wrong_p = 0;
+    if (!coll->has_output(args)) {
+        return SP_OK;
+    }
+    sp_coll_patterns(coll, args, &in, &out);
+    status = cuda_check(cudaMemsetAsync(st->counter, 0, sizeof(*st->counter), st->stream),
+                        "cudaMemsetAsync");
+    if (status == SP_OK) {
+        status = cuda_check((cudaError_t)sp_cuda_pattern_check(st->stream, &out, output,
+                                                                 args->counts.recv_count,
+                                                                 check_tolerance(args),
+                                                                 st->counter),
+                            "check kernel");
+    }
+    if (status == SP_OK) {
+        status = cuda_check(cudaMemcpyAsync(&wrong, st->counter, sizeof(wrong),
+                                            cudaMemcpyDeviceToHost, st->stream),
+                            "cudaMemcpyAsync");
+    }
+    if (status == SP_OK) {
+        status = nccl_sync(st);
+    }
+    *wrong_p = wrong;
+    return status;
+}
+
+static ncclDataType_t nccl_type(sp_dtype_t dtype)
+{
+    return (ncclDataType_t)dtype;
+}
+
+static ncclRedOp_t nccl_op(sp_redop_t redop)
+{
+    return (ncclRedOp_t)redop;
+}
+
+static int nccl_coll_supported(void *state, sp_coll_kind_t kind, int in_place)
+{
+    (void)state;
+    /* in-place alltoall and sendrecv would overwrite data still to be sent (nccl-tests skips
+     * them too) */
+    return kind < SP_COLL_COUNT &&
+           !(in_place && (kind == SP_COLL_ALLTOALL || kind == SP_COLL_SENDRECV));
+}
+
+static sp_status_t nccl_coll_run(void *state, const sp_coll_args_t *args, const void *send,
+                                 void *recv)
+{
+    nccl_state_t *st = state;
+    const sp_coll_counts_t *c = &args->counts;
+    ncclDataType_t dt = nccl_type(args->dtype);
+    ncclRedOp_t op = nccl_op(args->redop);
+    size_t esize = sp_dtype_size(args->dtype);
+    size_t param = c->param_count;
+    /* NCCL's in-place output of reduce_scatter and scatter is block `rank` of the buffer */
+    void *out = args->in_place ? (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize
+                               : recv;
+    ncclResult_t rc = ncclSuccess;
+
+    if (st->nccl == NULL) {
+        return SP_ERR_TIMEOUT; /* aborted earlier */
+    }
+    switch (args->kind) {
+    case SP_COLL_ALL_REDUCE:
+        rc = ncclAllReduce(send, recv, param, dt, op, st->nccl, st->stream);
+        break;
+    case SP_COLL_ALL_GATHER:
+        rc = ncclAllGather(send, recv, param, dt, st->nccl, st->stream);
+        break;
+    case SP_COLL_REDUCE_SCATTER:
+        rc = ncclReduceScatter(send, out, param, dt, op, st->nccl, st->stream);
+        break;
+    case SP_COLL_BROADCAST:
+        rc = ncclBroadcast(send, recv, param, dt, args->root, st->nccl, st->stream);
+        break;
+    case SP_COLL_REDUCE:
+        rc = ncclReduce(send, recv, param, dt, op, args->root, st->nccl, st->stream);
+        break;
+    case SP_COLL_ALLTOALL:
+    case SP_COLL_GATHER:
+    case SP_COLL_SCATTER:
+        /* block exchanges as grouped point-to-point, as nccl-tests does before NCCL 2.28 */
+        rc = ncclGroupStart();
+        for (int r = 0; r < st->nranks && rc == ncclSuccess; r++) {
+            const char *s = (const char *)send;
+            char *d = (char *)recv;
+            if (args->kind == SP_COLL_ALLTOALL) {
+                rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, st->nccl, st->stream);
+                if (rc == ncclSuccess) {
+                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, st->nccl,
+                                  st->stream);
+                }
+            } else if (args->kind == SP_COLL_GATHER && st->rank == args->root) {
+                /* in place, the root's own block is already where it belongs */
+                if (!(args->in_place && r == st->rank)) {
+                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, st->nccl,
+                                  st->stream);
+                }
+            } else if (args->kind == SP_COLL_SCATTER && st->rank == args->root) {
+                if (!(args->in_place && r == st->rank)) {
+                    rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, st->nccl,
+                                  st->stream);
+                }
+            }
+        }
+        if (rc == ncclSuccess && args->kind == SP_COLL_GATHER &&
+            !(args->in_place && st->rank == args->root)) {
+            rc = ncclSend(send, param, dt, args->root, st->nccl, st->stream);
+        }
+        if (rc == ncclSuccess && args->kind == SP_COLL_SCATTER &&
+            !(args->in_place && st->rank == args->root)) {
+            rc = ncclRecv(out, param, dt, args->root, st->nccl, st->stream);
+        }
+        {
+            ncclResult_t end = ncclGroupEnd();
+            rc = rc == ncclSuccess ? end : rc;
+        }
+        break;
+    case SP_COLL_SENDRECV:
+        rc = ncclGroupStart();
+        if (rc == ncclSuccess) {
+            rc = ncclSend(send, param, dt, (st->rank + 1) % st->nranks, st->nccl, st->stream);
+        }
+        if (rc == ncclSuccess) {
+            rc = ncclRecv(recv, param, dt, (st->rank - 1 + st->nranks) % st->nranks, st->nccl,
+                          st->stream);
+        }
+        {
+            ncclResult_t end = ncclGroupEnd();
+            rc = rc == ncclSuccess ? end : rc;
+        }
+        break;
+    default:
+        return SP_ERR_UNSUPPORTED;
+    }
+    return nccl_check(st, rc, sp_coll_names[args->kind]);
+}
+
+static int same_graph(const nccl_state_t *st, const sp_coll_args_t *args, const void *send,
+                      void *recv, long k)
+{
+    return st->graph != NULL && st->graph_k == k && st->graph_send == send &&
+           st->graph_recv == recv && memcmp(&st->graph_args, args, sizeof(*args)) == 0;
+}
+
+/* Capture k operations into a graph (replaced when the operation changes). */
+static sp_status_t capture_batch(nccl_state_t *st, const sp_coll_args_t *args, const void *send,
+                                 void *recv, long k)
+{
+    cudaGraph_t graph = NULL;
+    sp_status_t status;
+
+    if (st->graph != NULL) {
+        cudaGraphExecDestroy(st->graph);
+        st->graph = NULL;
+    }
+    status = cuda_check(cudaStreamBeginCapture(st->stream, cudaStreamCaptureModeThreadLocal),
+                        "cudaStreamBeginCapture");
+    for (long i = 0; i < k && status == SP_OK; i++) {
+        status = nccl_coll_run(st, args, send, recv);
+    }
+    {
+        sp_status_t end = cuda_check(cudaStreamEndCapture(st->stream, &graph),
+                                     "cudaStreamEndCapture");
+        status = status == SP_OK ? end : status;
+    }
+    if (status == SP_OK) {
+        status = cuda_check(cudaGraphInstantiate(&st->graph, graph, 0), "cudaGraphInstantiate");
+    }
+    if (graph != NULL) {
+        cudaGraphDestroy(graph);
+    }
+    if (status != SP_OK) {
+        st->graph = NULL;
+        return status;
+    }
+    st->graph_args = *args;
+    st->graph_send = send;
+    st->graph_recv = recv;
+    st->graph_k = k;
+    return SP_OK;
+}
+
+static sp_status_t nccl_coll_batch(void *state, const sp_coll_args_t *args, const void *send,
+                                   void *recv, long k, sp_event_t *start, sp_event_t *end)
+{
+    nccl_state_t *st = state;
+    sp_status_t status = SP_OK;
+
+    if (st->cuda_graph && !same_graph(st, args, send, recv, k)) {
+        status = capture_batch(st, args, send, recv, k);
+        if (status != SP_OK) {
+            return status;
+        }
+    }
+    status = cuda_check(cudaEventRecord(start->ev, st->stream), "cudaEventRecord");
+    if (st->cuda_graph) {
+        if (status == SP_OK) {
+            status = cuda_check(cudaGraphLaunch(st->graph, st->stream), "cudaGraphLaunch");
+        }
+    } else {
+        for (long i = 0; i < k && status == SP_OK; i++) {
+            status = nccl_coll_run(st, args, send, recv);
+        }
+    }
+    if (status == SP_OK) {
+        status = cuda_check(cudaEventRecord(end->ev, st->stream), "cudaEventRecord");
+    }
+    return status;
+}
+
+static void nccl_range_push(void *state, const char *name)
+{
+    (void)state;
+#ifdef SP_HAVE_NVTX
+    nvtxRangePushA(name);
+#else
+    (void)name;
+#endif
+}
+
+static void nccl_range_pop(void *state)
+{
+    (void)state;
+#ifdef SP_HAVE_NVTX
+    nvtxRangePop();
+#endif
+}
+
+static sp_status_t nccl_event_create(void *state, sp_event_t **event_p)
+{
+    sp_event_t *ev = calloc(1, sizeof(*ev));
+    sp_status_t status;
+
+    (void)state;
+    if (ev == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    status = cuda_check(cudaEventCreate(&ev->ev), "cudaEventCreate");
+    if (status != SP_OK) {
+        free(ev);
+        return status;
+    }
+    *event_p = ev;
+    return SP_OK;
+}
+
+static void nccl_event_destroy(void *state, sp_event_t *event)
+{
+    (void)state;
+    cudaEventDestroy(event->ev);
+    free(event);
+}
+
+static sp_status_t nccl_event_record(void *state, sp_event_t *event)
+{
+    nccl_state_t *st = state;
+
+    return cuda_check(cudaEventRecord(event->ev, st->stream), "cudaEventRecord");
+}
+
+static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_event_t *end,
+                                         uint64_t *ns_p)
+{
+    nccl_state_t *st = state;
+    float ms = 0.0f;
+    sp_status_t status = bounded_wait(st, query_event, end->ev, "waiting for an event");
+
+    if (status == SP_OK) {
+        status = cuda_check(cudaEventElapsedTime(&ms, start->ev, end->ev), "cudaEventElapsedTime");
+    }
+    *ns_p = (uint64_t)((double)ms * 1e6);
+    return status;
+}
+
+const sp_backend_ops_t sp_backend_nccl_ops = {
+    .name = "nccl",
+    .init = nccl_init,
+    .fini = nccl_fini,
+    .versions = nccl_versions,
+    .device_info = nccl_device_info,
+    .mem_alloc = nccl_mem_alloc,
+    .mem_free = nccl_mem_free,
+    .mem_poison = nccl_mem_poison,
+    .fill = nccl_fill,
+    .check = nccl_check_output,
+    .coll_supported = nccl_coll_supported,
+    .coll_run = nccl_coll_run,
+    .coll_batch = nccl_coll_batch,
+    .range_push = nccl_range_push,
+    .range_pop = nccl_range_pop,
+    .event_create = nccl_event_create,
+    .event_destroy = nccl_event_destroy,
+    .event_record = nccl_event_record,
+    .event_elapsed_ns = nccl_event_elapsed_ns,
+    .sync = nccl_sync,
+};
