@@ -71,7 +71,7 @@ static const sp_opt_def_t coll_defs[] = {
      "capture each batch as a CUDA graph and time its replay (nccl; as nccl-tests -G)", 0, -1,
      NULL, 0},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
-     "result file; default results/coll-<UTC time>.h5", 0, -1, NULL, 0},
+     "result file; default results/coll-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
     {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
      NULL, 0},
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu_util.h"
 #include "log.h"
 
 const char *const sp_backend_names[SP_BACKEND_COUNT] = {"auto", "host", "nccl"};
@@ -80,12 +81,9 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
     err[0] = '\0';
     if (kind == SP_BACKEND_AUTO || kind == SP_BACKEND_NCCL) {
         int ngpu = sp_backend_gpu_count(why, sizeof(why));
-        ok = ngpu > 0;
-        if (ok && cfg->device < 0 && cfg->local_size > ngpu) {
-            snprintf(why, sizeof(why), "%d ranks on this node but %d GPUs", cfg->local_size,
-                     ngpu);
-            ok = 0;
-        }
+        int device;
+        ok = ngpu > 0 && sp_gpu_select_device(cfg->local_rank, cfg->local_size, ngpu, cfg->device,
+                                              &device, why, sizeof(why)) == SP_OK;
         ok = agree_with_reason(comm, ok, why, sizeof(why), &nbad, &first);
         if (!ok) {
             snprintf(err, errlen, "no usable GPU on %d of %d ranks (rank %d: %s)", nbad, nranks,
@@ -99,15 +97,22 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
     memset(be_p, 0, sizeof(*be_p));
     why[0] = '\0';
     status = backend_table[kind]->init(comm, cfg, &be_p->state, why, sizeof(why));
-    ok = agree_with_reason(comm, status == SP_OK, why, sizeof(why), &nbad, &first);
-    if (!ok) {
-        if (status == SP_OK) {
-            backend_table[kind]->fini(be_p->state);
-            be_p->state = NULL;
+    {
+        /* every rank returns the same status; the message names the ranks that caused the
+         * failure, not those that only gave up because of them (SP_ERR_PEER) */
+        sp_status_t agreed = status;
+        int cause = status != SP_OK && status != SP_ERR_PEER;
+        MPI_Allreduce(&status, &agreed, 1, MPI_INT, MPI_MIN, comm);
+        if (agreed != SP_OK) {
+            if (status == SP_OK) {
+                backend_table[kind]->fini(be_p->state);
+                be_p->state = NULL;
+            }
+            agree_with_reason(comm, !cause, why, sizeof(why), &nbad, &first);
+            snprintf(err, errlen, "%s backend failed to start on %d of %d ranks (rank %d: %s)",
+                     backend_table[kind]->name, nbad, nranks, first, why);
+            return agreed;
         }
-        snprintf(err, errlen, "%s backend failed to start on %d of %d ranks (rank %d: %s)",
-                 backend_table[kind]->name, nbad, nranks, first, why);
-        return status != SP_OK ? status : SP_ERR_PEER;
     }
     be_p->ops = backend_table[kind];
     be_p->kind = kind;

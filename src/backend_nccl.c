@@ -1,7 +1,8 @@
 /* The nccl backend: NCCL over GPU memory. One GPU per rank (from the node-local rank), an NCCL
  * communicator from a unique id broadcast over MPI, one non-blocking stream, CUDA events for
- * timing, device kernels for fill and verification. Every wait for the device is bounded by
- * the configured timeout: on expiry the communicator is aborted and SP_ERR_TIMEOUT returned.
+ * timing, device kernels for fill and verification. Every wait for the device after the
+ * communicator exists is bounded by the configured timeout: on expiry the communicator is
+ * aborted and SP_ERR_TIMEOUT returned (the blocking ncclCommInitRank itself is not).
  * CUDA and NCCL headers are included here and nowhere else (and in the one .cu file). */
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -74,9 +75,12 @@ static sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, const cha
     if (rc == ncclSuccess) {
         return SP_OK;
     }
+    if (sp_gpu_classify_nccl((int)rc) == SP_OK) {
+        return SP_OK; /* in progress: only non-blocking communicators say so */
+    }
     sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
              st->nccl ? ncclGetLastError(st->nccl) : "");
-    return sp_gpu_classify_nccl((int)rc) == SP_OK ? SP_ERR_DEVICE : sp_gpu_classify_nccl((int)rc);
+    return sp_gpu_classify_nccl((int)rc);
 }
 
 int sp_backend_gpu_count(char *err, size_t errlen)
@@ -205,7 +209,10 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
                              char *err, size_t errlen)
 {
     nccl_state_t *st = calloc(1, sizeof(*st));
-    ncclUniqueId id;
+    struct {
+        int ok;
+        ncclUniqueId id;
+    } boot;
     sp_status_t status;
     int mine;
     int all = 0;
@@ -233,11 +240,19 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
         nccl_fini(st);
         return status != SP_OK ? status : SP_ERR_PEER;
     }
-    if (st->rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) {
-        memset(&id, 0, sizeof(id));
+    /* the id travels with rank 0's success, so nobody enters the init with a bad id */
+    memset(&boot, 0, sizeof(boot));
+    if (st->rank == 0) {
+        boot.ok = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId") == SP_OK;
     }
-    MPI_Bcast(&id, (int)sizeof(id), MPI_BYTE, 0, st->comm);
-    status = nccl_check(st, ncclCommInitRank(&st->nccl, st->nranks, id, st->rank),
+    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, st->comm);
+    if (!boot.ok) {
+        snprintf(err, errlen, "%s", st->rank == 0 ? "ncclGetUniqueId failed" : "");
+        nccl_fini(st);
+        return st->rank == 0 ? SP_ERR_DEVICE : SP_ERR_PEER;
+    }
+    /* a blocking init: it is not bounded by --timeout (the job-level watchdog is) */
+    status = nccl_check(st, ncclCommInitRank(&st->nccl, st->nranks, boot.id, st->rank),
                         "ncclCommInitRank");
     if (status != SP_OK) {
         st->nccl = NULL;
@@ -298,9 +313,10 @@ static sp_status_t nccl_mem_alloc(void *state, size_t bytes, void **ptr_p)
 {
     void *p = NULL;
     sp_status_t status;
+    cudaError_t rc = cudaMalloc(&p, bytes > 0 ? bytes : 256);
 
     (void)state;
-    status = cuda_check(cudaMalloc(&p, bytes > 0 ? bytes : 256), "cudaMalloc");
+    status = cuda_check(rc, "cudaMalloc");
     if (status == SP_OK) {
         status = cuda_check(cudaMemset(p, 0, bytes), "cudaMemset");
     }
@@ -308,7 +324,7 @@ static sp_status_t nccl_mem_alloc(void *state, size_t bytes, void **ptr_p)
         if (p != NULL) {
             cudaFree(p);
         }
-        return status == SP_ERR_DEVICE ? SP_ERR_NOMEM : status;
+        return rc == cudaErrorMemoryAllocation ? SP_ERR_NOMEM : status;
     }
     *ptr_p = p;
     return SP_OK;
@@ -393,7 +409,9 @@ static sp_status_t nccl_check_output(void *state, const sp_coll_t *coll,
     if (status == SP_OK) {
         status = nccl_sync(st);
     }
-    *wrong_p = wrong;
+    if (status == SP_OK) {
+        *wrong_p = wrong;
+    }
     return status;
 }
 
@@ -642,7 +660,9 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     if (status == SP_OK) {
         status = cuda_check(cudaEventElapsedTime(&ms, start->ev, end->ev), "cudaEventElapsedTime");
     }
-    *ns_p = (uint64_t)((double)ms * 1e6);
+    if (status == SP_OK) {
+        *ns_p = (uint64_t)((double)ms * 1e6);
+    }
     return status;
 }
 
