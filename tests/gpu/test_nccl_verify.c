@@ -12,17 +12,6 @@
 #define SKIP_EXIT_CODE 77
 #define MAX_BYTES (1u << 20)
 
-static void fixed_opts(sp_coll_opts_t *opts)
-{
-    char err[256];
-    int help = 0;
-    char *argv[] = {"scaleprobe", "coll", "-n", "2", "-w", "1", "-k", "2"};
-
-    if (sp_coll_opts_parse(8, argv, 2, opts, &help, err, sizeof(err)) != SP_OK) {
-        SP_TEST_FAIL("option parsing: %s", err);
-    }
-}
-
 /* Replace the harness's host backend by the nccl backend. Returns 0 when no GPU can be used. */
 static int open_nccl(sp_ctx_t *ctx, int cuda_graph)
 {
@@ -118,7 +107,7 @@ int main(int argc, char **argv)
     sp_sweep_bufs_t bufs;
 
     sp_test_ctx_init(&argc, &argv, &ctx);
-    fixed_opts(&opts);
+    sp_test_fixed_opts(&opts);
     for (int graph = 0; graph < 2; graph++) {
         long points;
 

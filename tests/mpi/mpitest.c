@@ -3,6 +3,17 @@
 
 #include <string.h>
 
+void sp_test_fixed_opts(sp_coll_opts_t *opts)
+{
+    char err[256];
+    int help = 0;
+    char *argv[] = {"scaleprobe", "coll", "-n", "2", "-w", "1", "-k", "2"};
+
+    if (sp_coll_opts_parse(8, argv, 2, opts, &help, err, sizeof(err)) != SP_OK) {
+        SP_TEST_FAIL("option parsing: %s", err);
+    }
+}
+
 void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx)
 {
     int provided;

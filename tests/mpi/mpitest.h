@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "coll_options.h"
 #include "context.h"
 
 #define SP_TEST_FAIL(fmt, ...)                                                                     \
@@ -31,6 +32,9 @@
             SP_TEST_FAIL("%s is false", #cond);                                                    \
         }                                                                                          \
     } while (0)
+
+/* Sweep options for fast verification runs: -n 2 -w 1 -k 2. */
+void sp_test_fixed_opts(sp_coll_opts_t *opts);
 
 /* MPI, node map and host backend, as the runner sets them up. */
 void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx);

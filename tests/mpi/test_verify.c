@@ -7,17 +7,6 @@
 #include "mpitest.h"
 #include "sweep.h"
 
-static void fixed_opts(sp_coll_opts_t *opts)
-{
-    char err[256];
-    int help = 0;
-    char *argv[] = {"scaleprobe", "coll", "-n", "2", "-w", "1", "-k", "2"};
-
-    if (sp_coll_opts_parse(8, argv, 2, opts, &help, err, sizeof(err)) != SP_OK) {
-        SP_TEST_FAIL("option parsing: %s", err);
-    }
-}
-
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = {0, 8, 100, 1000, 4096 + 24};
@@ -27,7 +16,7 @@ int main(int argc, char **argv)
     long points = 0;
 
     sp_test_ctx_init(&argc, &argv, &ctx);
-    fixed_opts(&opts);
+    sp_test_fixed_opts(&opts);
     SP_TEST_EQ_INT(sp_sweep_bufs_init(&ctx, 8192, 4, &bufs), SP_OK);
 
     for (int c = 0; c < SP_COLL_COUNT; c++) {
