@@ -11,6 +11,7 @@
 #include "dtype.h"
 
 static const char *const place_names[] = {"both", "out", "in"};
+static const char *const clock_names[] = {"leaders", "all"};
 
 #define OFF(field) offsetof(sp_coll_opts_t, field)
 
@@ -70,6 +71,12 @@ static const sp_opt_def_t coll_defs[] = {
     {"cuda-graph", 'G', SP_OPT_FLAG, OFF(cuda_graph), NULL, NULL,
      "capture each batch as a CUDA graph and time its replay (nccl; as nccl-tests -G)", 0, -1,
      NULL, 0},
+    {"timeline-events", 0, SP_OPT_INT, OFF(timeline_events), "200000", "N",
+     "timeline capacity per rank (one event per timed batch); 0: no timeline", 0, 1e9, NULL, 0},
+    {"clock-sync", 0, SP_OPT_CHOICE, OFF(clock_sync), "leaders", "WHO",
+     "clock synchronization against rank 0: node leaders (their ranks share the model) or all "
+     "ranks",
+     0, -1, clock_names, 2},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
      "result file; default results/coll-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
     {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,

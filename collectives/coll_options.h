@@ -35,6 +35,8 @@ typedef struct {
     long device;          /* GPU index on the node; -1: from the node-local rank */
     double timeout;       /* seconds any wait for the device may take */
     int cuda_graph;       /* time batches as captured CUDA graphs */
+    long timeline_events; /* timeline capacity per rank; 0: no timeline */
+    int clock_sync;       /* 0: node leaders, 1: every rank */
     char output[SP_OPT_STRLEN];
     int force;
 } sp_coll_opts_t;

@@ -5,6 +5,8 @@
 #include "sweep.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,25 @@ static int corrupt_rank_from_env(void)
     return v != NULL && *v != '\0' ? atoi(v) : -1;
 }
 
+static void delay_from_env(sp_sweep_bufs_t *bufs)
+{
+    const char *v = getenv("SCALEPROBE_TEST_DELAY");
+    char coll[64] = "";
+
+    bufs->delay_rank = -1;
+    bufs->delay_us = 0;
+    bufs->delay_coll = -1;
+    if (v == NULL || sscanf(v, "%d:%ld:%63s", &bufs->delay_rank, &bufs->delay_us, coll) < 2) {
+        bufs->delay_rank = -1;
+        return;
+    }
+    for (int c = 0; c < SP_COLL_COUNT && coll[0] != '\0'; c++) {
+        if (strcmp(coll, sp_coll_names[c]) == 0) {
+            bufs->delay_coll = c;
+        }
+    }
+}
+
 sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
                                sp_sweep_bufs_t *bufs)
 {
@@ -35,6 +56,7 @@ sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
     memset(bufs, 0, sizeof(*bufs));
     bufs->bytes = bytes;
     bufs->max_samples = max_samples;
+    delay_from_env(bufs);
     status = ops->mem_alloc(st, bytes, &bufs->send);
     if (status == SP_OK) {
         status = ops->mem_alloc(st, bytes, &bufs->recv);
@@ -259,6 +281,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     status = prepare(ctx, coll, args, bufs, &l);
     for (long i = 0; i < opts->warmup && status == SP_OK; i++) {
         status = ops->coll_run(st, args, l.send, bufs->recv);
+        ctx->coll_seq++;
     }
     if (status == SP_OK) {
         status = ops->sync(st);
@@ -271,6 +294,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     /* calibration: one operation, max over ranks, decides k for every sample of this point */
     MPI_Barrier(ctx->world);
     status = time_batch(ctx, args, bufs, &l, 1, &us);
+    ctx->coll_seq++;
     status = agree_point(ctx, status, args, "calibration", 1);
     if (status != SP_OK) {
         return status;
@@ -292,8 +316,28 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
             int rank;
         } mine, worst;
 
+        sp_event_rec_t ev;
+
         MPI_Barrier(ctx->world);
+        sp_event_init(&ev, ctx->rank, SP_EV_COLL);
+        if (ctx->rank == bufs->delay_rank &&
+            (bufs->delay_coll < 0 || bufs->delay_coll == (int)args->kind)) {
+            struct timespec nap = {bufs->delay_us / 1000000, (bufs->delay_us % 1000000) * 1000};
+            nanosleep(&nap, NULL);
+        }
+        /* the event is the rank's own view on its host clock: when it started the batch (its
+         * arrival) and when the batch was complete */
+        ev.start_ns = (int64_t)sp_time_ns();
         status = time_batch(ctx, args, bufs, &l, k, &us);
+        ev.end_ns = (int64_t)sp_time_ns();
+        ev.op = (int16_t)args->kind;
+        ev.dtype = (int16_t)args->dtype;
+        ev.step = (int32_t)n;
+        ev.nops = (int32_t)k;
+        ev.bytes = sp_coll_size_bytes(args);
+        ev.seq = ctx->coll_seq;
+        ctx->coll_seq += (uint64_t)k;
+        sp_timeline_record(&ctx->timeline, &ev);
         /* outside the timed region from here on */
         status = agree_point(ctx, status, args, "sample", n + 1);
         if (status != SP_OK) {
@@ -330,6 +374,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
             status = prepare(ctx, coll, args, bufs, &l);
             if (status == SP_OK) {
                 status = ops->coll_run(st, args, l.send, bufs->recv);
+                ctx->coll_seq++;
             }
             if (status == SP_OK) {
                 status = ops->sync(st);

@@ -30,6 +30,11 @@ typedef struct {
     sp_event_t *ev_end;
     sp_sweep_point_t point;
     size_t max_samples;
+    /* test-only straggler (SCALEPROBE_TEST_DELAY="RANK:US[:COLLECTIVE]"): this rank sleeps
+     * delay_us before every timed batch of delay_coll (-1: every collective) */
+    int delay_rank;
+    long delay_us;
+    int delay_coll;
 } sp_sweep_bufs_t;
 
 sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,

@@ -5,8 +5,10 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "clocksync.h"
 #include "result.h"
 #include "status.h"
+#include "timeline.h"
 #include "topo.h"
 
 typedef struct sp_ctx {
@@ -16,6 +18,10 @@ typedef struct sp_ctx {
     sp_topo_t topo;
     sp_backend_t backend;
     sp_result_t *result;     /* rank 0 only; NULL elsewhere */
+    sp_clock_t clock;        /* this rank's clock against rank 0's */
+    sp_timeline_t timeline;  /* this rank's recorded events */
+    uint64_t coll_seq;       /* collective operations started on the backend so far: the same
+                              * count on every rank, so it names one instance everywhere */
     const char *command_line;
 } sp_ctx_t;
 

@@ -17,6 +17,12 @@
 
 struct sp_result {
     hid_t file;
+    hid_t tl_events;     /* /timeline/events, while a timeline is being written */
+    hid_t tl_ranks;
+    hid_t tl_event_type;
+    hid_t tl_rank_type;
+    uint64_t tl_nevents;
+    uint64_t tl_nranks;
     hid_t coll;          /* /coll, created on first append */
     hid_t results;
     hid_t samples;
@@ -166,6 +172,84 @@ hid_t sp__result_topo_type(void)
     H5Tset_strpad(str, H5T_STR_NULLTERM);
     H5Tinsert(t, "bus_id", HOFFSET(sp_topo_rank_t, bus_id), str);
     H5Tclose(str);
+    return t;
+}
+
+hid_t sp__result_event_type(void)
+{
+    const char *cnames[SP_COLL_COUNT + 1];
+    const char *dnames[SP_DTYPE_COUNT + 1];
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_event_rec_t));
+    hid_t op_t = H5Tenum_create(H5T_NATIVE_INT16);
+    hid_t dt_t = H5Tenum_create(H5T_NATIVE_INT16);
+    hid_t k16 = H5Tenum_create(H5T_NATIVE_INT16);
+
+    for (int i = 0; i < SP_EV_KIND_COUNT; i++) {
+        int16_t v = (int16_t)i;
+        H5Tenum_insert(k16, sp_ev_kind_names[i], &v);
+    }
+    for (int i = -1; i < SP_COLL_COUNT; i++) {
+        int16_t v = (int16_t)i;
+        cnames[i + 1] = i < 0 ? "none" : sp_coll_names[i];
+        H5Tenum_insert(op_t, cnames[i + 1], &v);
+    }
+    for (int i = -1; i < SP_DTYPE_COUNT; i++) {
+        int16_t v = (int16_t)i;
+        dnames[i + 1] = i < 0 ? "none" : sp_dtype_names[i];
+        H5Tenum_insert(dt_t, dnames[i + 1], &v);
+    }
+#define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_event_rec_t, name), type)
+    F(rank, H5T_NATIVE_INT32);
+    F(lane, H5T_NATIVE_INT16);
+    F(kind, k16);
+    F(op, op_t);
+    F(dtype, dt_t);
+    F(step, H5T_NATIVE_INT32);
+    F(microbatch, H5T_NATIVE_INT32);
+    F(chunk, H5T_NATIVE_INT32);
+    F(layer, H5T_NATIVE_INT32);
+    F(bucket, H5T_NATIVE_INT32);
+    F(peer, H5T_NATIVE_INT32);
+    F(nops, H5T_NATIVE_INT32);
+    F(bytes, H5T_NATIVE_UINT64);
+    F(flops, H5T_NATIVE_DOUBLE);
+    F(seq, H5T_NATIVE_UINT64);
+    F(start_ns, H5T_NATIVE_INT64);
+    F(end_ns, H5T_NATIVE_INT64);
+#undef F
+    H5Tclose(k16);
+    H5Tclose(op_t);
+    H5Tclose(dt_t);
+    return t;
+}
+
+hid_t sp__result_tl_rank_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_tl_rank_t));
+
+    H5Tinsert(t, "rank", HOFFSET(sp_tl_rank_t, rank), H5T_NATIVE_INT32);
+    H5Tinsert(t, "offset", HOFFSET(sp_tl_rank_t, offset), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "count", HOFFSET(sp_tl_rank_t, count), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "dropped", HOFFSET(sp_tl_rank_t, dropped), H5T_NATIVE_UINT64);
+    return t;
+}
+
+hid_t sp__result_clock_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_clock_rank_t));
+
+#define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_clock_rank_t, name), type)
+    F(rank, H5T_NATIVE_INT32);
+    F(node, H5T_NATIVE_INT32);
+    F(measured, H5T_NATIVE_INT32);
+    F(offset_ns, H5T_NATIVE_INT64);
+    F(offset_end_ns, H5T_NATIVE_INT64);
+    F(drift, H5T_NATIVE_DOUBLE);
+    F(err_ns, H5T_NATIVE_INT64);
+    F(rtt_ns, H5T_NATIVE_INT64);
+    F(sync_start_ns, H5T_NATIVE_INT64);
+    F(sync_end_ns, H5T_NATIVE_INT64);
+#undef F
     return t;
 }
 
@@ -333,6 +417,7 @@ sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t
         return SP_ERR_NOMEM;
     }
     res->coll = res->results = res->samples = res->rank_times = res->wrong = H5I_INVALID_HID;
+    res->tl_events = res->tl_ranks = res->tl_event_type = res->tl_rank_type = H5I_INVALID_HID;
     /* EXCL closes the race between the check above and the creation */
     res->file = H5Fcreate(path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (res->file < 0) {
@@ -605,6 +690,118 @@ sp_status_t sp_result_coll_append(sp_result_t *res, sp_coll_row_t *row,
     return SP_OK;
 }
 
+sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
+{
+    hid_t group = H5Gcreate2(res->file, "timeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    sp_status_t status = SP_OK;
+
+    if (group < 0) {
+        return h5_fail("create /timeline");
+    }
+    res->tl_event_type = sp__result_event_type();
+    res->tl_rank_type = sp__result_tl_rank_type();
+    /* 8192 events (~0.7 MB) per chunk: large enough to compress well, small enough to read a
+     * rank's events without the whole table */
+    res->tl_events = create_table(group, "events", res->tl_event_type, 8192);
+    res->tl_ranks = create_table(group, "ranks", res->tl_rank_type, 1024);
+    if (res->tl_events < 0 || res->tl_ranks < 0) {
+        status = h5_fail("create /timeline tables");
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "clock_err_ns", err_ns);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "time_base", "rank 0's CLOCK_MONOTONIC, ns (see /clock)");
+    }
+    H5Gclose(group);
+    return status;
+}
+
+sp_status_t sp_result_timeline_append(sp_result_t *res, const sp_event_rec_t *events, size_t n)
+{
+    return append_rows(res->tl_events, res->tl_event_type, &res->tl_nevents, events, n);
+}
+
+uint64_t sp_result_timeline_count(const sp_result_t *res)
+{
+    return res->tl_nevents;
+}
+
+sp_status_t sp_result_timeline_rank(sp_result_t *res, const sp_tl_rank_t *row)
+{
+    return append_rows(res->tl_ranks, res->tl_rank_type, &res->tl_nranks, row, 1);
+}
+
+sp_status_t sp_result_timeline_close(sp_result_t *res)
+{
+    if (res->tl_events >= 0) {
+        H5Dclose(res->tl_events);
+        H5Dclose(res->tl_ranks);
+        H5Tclose(res->tl_event_type);
+        H5Tclose(res->tl_rank_type);
+        res->tl_events = res->tl_ranks = res->tl_event_type = res->tl_rank_type =
+            H5I_INVALID_HID;
+    }
+    if (H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        return h5_fail("flush");
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_timeline_stats(sp_result_t *res, uint64_t events, uint64_t dropped,
+                                     double seconds, long peak_rss_kib)
+{
+    hid_t group = H5Gopen2(res->file, "timeline", H5P_DEFAULT);
+    char buf[64];
+    sp_status_t status;
+
+    if (group < 0) {
+        return h5_fail("open /timeline");
+    }
+    status = write_attr_int(group, "events", (long long)events);
+    if (status == SP_OK) {
+        status = write_attr_int(group, "dropped", (long long)dropped);
+    }
+    if (status == SP_OK) {
+        snprintf(buf, sizeof(buf), "%.0f", seconds > 0.0 ? (double)events / seconds : 0.0);
+        status = write_attr_str(group, "aggregation_events_per_s", buf);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "aggregation_rank0_peak_rss_kib", peak_rss_kib);
+    }
+    H5Gclose(group);
+    return status;
+}
+
+sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows, size_t n,
+                                  const char *method, int pings)
+{
+    hid_t group = H5Gcreate2(res->file, "clock", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t type = sp__result_clock_type();
+    hid_t ds;
+    uint64_t cur = 0;
+    sp_status_t status;
+
+    if (group < 0) {
+        H5Tclose(type);
+        return h5_fail("create /clock");
+    }
+    ds = create_table(group, "ranks", type, 1024);
+    status = ds < 0 ? h5_fail("create /clock/ranks") : append_rows(ds, type, &cur, rows, n);
+    if (ds >= 0) {
+        H5Dclose(ds);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "method", method);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "pings", pings);
+    }
+    H5Tclose(type);
+    H5Gclose(group);
+    return status;
+}
+
 sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
 {
     sp_status_t status = SP_OK;
@@ -612,6 +809,7 @@ sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
     if (res == NULL) {
         return SP_OK;
     }
+    sp_result_timeline_close(res);
     if (status_str != NULL) {
         status = write_attr_str(res->file, "status", status_str);
     }

@@ -11,6 +11,7 @@
 #include "kv.h"
 #include "options.h"
 #include "status.h"
+#include "timeline.h"
 #include "topo.h"
 
 #define SP_SCHEMA_VERSION 1
@@ -60,6 +61,29 @@ typedef struct {
     uint64_t wrong;
 } sp_coll_wrong_t;
 
+/* One row of /timeline/ranks: where a rank's events are in /timeline/events. */
+typedef struct {
+    int32_t rank;
+    uint64_t offset;
+    uint64_t count;
+    uint64_t dropped;    /* events the rank's buffer could not hold */
+} sp_tl_rank_t;
+
+/* One row of /clock/ranks: the rank's clock against rank 0's, global = local - offset(t),
+ * offset(t) = offset_ns + drift * (t - sync_start_ns), t local. */
+typedef struct {
+    int32_t rank;
+    int32_t node;
+    int32_t measured;        /* 1: measured itself; 0: took its node leader's model */
+    int64_t offset_ns;       /* at the start synchronization */
+    int64_t offset_end_ns;   /* at the end synchronization */
+    double drift;            /* ns per ns of local time */
+    int64_t err_ns;          /* bound on the error of a mapped time (half the min round trip) */
+    int64_t rtt_ns;          /* minimum round trip seen */
+    int64_t sync_start_ns;   /* local time of the start synchronization */
+    int64_t sync_end_ns;
+} sp_clock_rank_t;
+
 typedef struct sp_result sp_result_t;
 
 /* Root attributes written at creation. */
@@ -99,6 +123,22 @@ sp_status_t sp_result_coll_append(sp_result_t *res, sp_coll_row_t *row,
                                   const sp_coll_sample_t *samples, const double *rank_times_us,
                                   int nranks, sp_coll_wrong_t *wrong, size_t nwrong);
 
+/* /timeline: open the events and ranks tables (rank 0, once); append events (already on rank 0's
+ * clock) and per-rank rows; close. err_ns is the clock model's worst error bound. */
+sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns);
+sp_status_t sp_result_timeline_append(sp_result_t *res, const sp_event_rec_t *events, size_t n);
+sp_status_t sp_result_timeline_rank(sp_result_t *res, const sp_tl_rank_t *row);
+uint64_t sp_result_timeline_count(const sp_result_t *res);
+sp_status_t sp_result_timeline_close(sp_result_t *res);
+
+/* Attributes of /timeline about its aggregation: totals, rate, rank 0's peak memory. */
+sp_status_t sp_result_timeline_stats(sp_result_t *res, uint64_t events, uint64_t dropped,
+                                     double seconds, long peak_rss_kib);
+
+/* /clock: one row per rank, the method and the pings per measurement. */
+sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows, size_t n,
+                                  const char *method, int pings);
+
 /* Set the root attribute status ("complete", "partial" or "failed") and close. NULL is a no-op. */
 sp_status_t sp_result_close(sp_result_t *res, const char *status);
 
@@ -109,6 +149,9 @@ hid_t sp__result_row_type(void);
 hid_t sp__result_sample_type(void);
 hid_t sp__result_wrong_type(void);
 hid_t sp__result_topo_type(void);
+hid_t sp__result_event_type(void);     /* /timeline/events rows: sp_event_rec_t */
+hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
+hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 
 /* Read a string attribute of obj into out; SP_ERR_FORMAT when missing. */
 sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen);

@@ -9,11 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
 #include "fingerprint.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define SP_ERRLEN 1024
+#define SP_CLOCK_PINGS 20
+#define SP_AGGREGATE_BATCH 8192 /* events per message to rank 0 (~0.6 MiB) */
 
 extern char **environ;
 
@@ -118,6 +121,59 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
     return (sp_status_t)status;
 }
 
+/* End synchronization, /clock, and every rank's timeline into /timeline. Collective. */
+static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all)
+{
+    sp_clock_rank_t mine;
+    sp_clock_rank_t *rows = NULL;
+    sp_tl_own_t own = {&ctx->timeline, &ctx->clock};
+    sp_tl_source_t src;
+    sp_aggregate_stats_t stats;
+    int64_t err = 0;
+    int64_t worst = 0;
+    sp_status_t status;
+
+    sp_clock_sync(&ctx->clock, &ctx->topo, ctx->world, clock_all, SP_CLOCK_PINGS, 1);
+    sp_clock_row(&ctx->clock, ctx->rank, ctx->topo.node, &mine);
+    err = mine.err_ns;
+    MPI_Allreduce(&err, &worst, 1, MPI_INT64_T, MPI_MAX, ctx->world);
+    if (ctx->rank == 0) {
+        rows = calloc((size_t)ctx->nranks, sizeof(*rows));
+    }
+    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, rows != NULL ? (void *)rows : (void *)&mine,
+               (int)sizeof(mine), MPI_BYTE, 0, ctx->world);
+    status = SP_OK;
+    if (ctx->rank == 0) {
+        status = rows == NULL ? SP_ERR_NOMEM
+                              : sp_result_write_clock(ctx->result, rows, (size_t)ctx->nranks,
+                                                      clock_all ? "min-rtt ping-pong, every rank"
+                                                                : "min-rtt ping-pong, node "
+                                                                  "leaders; ranks share their "
+                                                                  "leader's model",
+                                                      SP_CLOCK_PINGS);
+        free(rows);
+    }
+    status = sp_ctx_agree(ctx, status);
+    if (status != SP_OK || ctx->timeline.capacity == 0) {
+        return status;
+    }
+    sp_tl_own_source(&own, &src);
+    status = sp_aggregate(ctx->world, ctx->result, ctx->nranks, &src, SP_AGGREGATE_BATCH, worst,
+                          &stats);
+    if (ctx->rank == 0 && status == SP_OK) {
+        status = sp_result_timeline_stats(ctx->result, stats.events, stats.dropped, stats.seconds,
+                                          stats.peak_rss_kib);
+    }
+    status = sp_ctx_agree(ctx, status);
+    if (ctx->rank == 0 && status == SP_OK && stats.dropped > 0) {
+        fprintf(stderr,
+                "scaleprobe: warning: %llu timeline events did not fit the per-rank buffer "
+                "(--timeline-events); /timeline/ranks says which ranks dropped how many\n",
+                (unsigned long long)stats.dropped);
+    }
+    return status;
+}
+
 /* Rank 0's view: library versions, the backend's versions, the allow-listed environment. */
 static sp_status_t write_fingerprint(sp_ctx_t *ctx)
 {
@@ -176,6 +232,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     int exit_code;
     sp_status_t status;
     sp_status_t run_status = SP_OK;
+    int clock_all = 0;
 
     memset(&ctx, 0, sizeof(ctx));
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -259,8 +316,29 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
         goto out_result;
     }
 
+    {
+        size_t capacity = 0;
+        w->timeline_config(opts, &capacity, &clock_all);
+        sp_clock_init(&ctx.clock, ctx.rank);
+        status = sp_ctx_agree(&ctx, sp_timeline_init(&ctx.timeline, ctx.rank, capacity));
+    }
+    if (status == SP_OK) {
+        status = sp_clock_sync(&ctx.clock, &ctx.topo, ctx.world, clock_all, SP_CLOCK_PINGS, 0);
+    }
+    if (status != SP_OK) {
+        run_status = status;
+        goto out_result;
+    }
+
     run_status = w->run(&ctx, opts);
     status = run_status;
+    /* the timeline and the clock model are written after the run (the drift needs the end
+     * synchronization); a failed run still writes what it recorded */
+    if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
+        sp_status_t tl_status = finish_timeline(&ctx, clock_all);
+        status = status == SP_OK ? tl_status : status;
+        run_status = run_status == SP_OK ? tl_status : run_status;
+    }
 
 out_result:
     if (ctx.rank == 0 && ctx.result != NULL) {
@@ -277,6 +355,7 @@ out_result:
             fflush(stdout);
         }
     }
+    sp_timeline_cleanup(&ctx.timeline);
     sp_backend_close(&ctx.backend);
 out_topo:
     sp_topo_cleanup(&ctx.topo);

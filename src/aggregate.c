@@ -1,0 +1,181 @@
+/* Pull-based aggregation: rank 0 requests (vrank, from) and the owner answers with at most one
+ * batch, so no process ever has more than one batch in flight towards rank 0 and MPI's
+ * unexpected-message queue cannot grow with the number of ranks. */
+#include "aggregate.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "log.h"
+#include "timeutil.h"
+
+#define TAG_REQ 7201
+#define TAG_HDR 7202
+#define TAG_EVENTS 7203
+
+typedef struct {
+    int64_t vrank;   /* < 0: no more requests */
+    uint64_t from;
+} request_t;
+
+typedef struct {
+    uint64_t count;
+    uint64_t dropped;
+    uint64_t n;      /* events in this batch */
+} header_t;
+
+/* The owner's side: answer requests until rank 0 says stop. */
+static void serve(MPI_Comm comm, const sp_tl_source_t *src, sp_event_rec_t *buf, size_t batch)
+{
+    for (;;) {
+        request_t req;
+        header_t hdr;
+        MPI_Recv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, MPI_STATUS_IGNORE);
+        if (req.vrank < 0) {
+            return;
+        }
+        hdr.count = src->count(src->arg, (int)req.vrank);
+        hdr.dropped = src->dropped(src->arg, (int)req.vrank);
+        hdr.n = req.from < hdr.count ? src->produce(src->arg, (int)req.vrank, req.from, buf, batch)
+                                     : 0;
+        MPI_Send(&hdr, (int)sizeof(hdr), MPI_BYTE, 0, TAG_HDR, comm);
+        if (hdr.n > 0) {
+            MPI_Send(buf, (int)(hdr.n * sizeof(*buf)), MPI_BYTE, 0, TAG_EVENTS, comm);
+        }
+    }
+}
+
+/* Rank 0's side for one virtual rank: batches until its events are all written. */
+static sp_status_t pull(MPI_Comm comm, sp_result_t *res, int nprocs, int vrank,
+                        const sp_tl_source_t *src, sp_event_rec_t *buf, size_t batch,
+                        sp_aggregate_stats_t *stats)
+{
+    int owner = vrank % nprocs;
+    sp_tl_rank_t row;
+    uint64_t from = 0;
+    sp_status_t status = SP_OK;
+
+    memset(&row, 0, sizeof(row));
+    row.rank = vrank;
+    row.offset = sp_result_timeline_count(res);
+    for (;;) {
+        header_t hdr;
+        if (owner == 0) {
+            hdr.count = src->count(src->arg, vrank);
+            hdr.dropped = src->dropped(src->arg, vrank);
+            hdr.n = from < hdr.count ? src->produce(src->arg, vrank, from, buf, batch) : 0;
+        } else {
+            request_t req = {vrank, from};
+            MPI_Send(&req, (int)sizeof(req), MPI_BYTE, owner, TAG_REQ, comm);
+            MPI_Recv(&hdr, (int)sizeof(hdr), MPI_BYTE, owner, TAG_HDR, comm, MPI_STATUS_IGNORE);
+            if (hdr.n > 0) {
+                MPI_Recv(buf, (int)(hdr.n * sizeof(*buf)), MPI_BYTE, owner, TAG_EVENTS, comm,
+                         MPI_STATUS_IGNORE);
+            }
+        }
+        row.dropped = hdr.dropped;
+        if (status == SP_OK && hdr.n > 0) {
+            status = sp_result_timeline_append(res, buf, (size_t)hdr.n);
+        }
+        from += hdr.n;
+        if (hdr.n == 0 || from >= hdr.count) {
+            break;
+        }
+    }
+    row.count = from;
+    stats->events += from;
+    stats->dropped += row.dropped;
+    if (status == SP_OK) {
+        status = sp_result_timeline_rank(res, &row);
+    }
+    return status;
+}
+
+sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
+                         size_t batch_events, int64_t clock_err_ns, sp_aggregate_stats_t *stats_p)
+{
+    sp_event_rec_t *buf = calloc(batch_events > 0 ? batch_events : 1, sizeof(*buf));
+    sp_aggregate_stats_t stats;
+    int rank;
+    int nprocs;
+    int ok = buf != NULL;
+    int all_ok = 0;
+    sp_status_t status = SP_OK;
+    uint64_t t0 = sp_time_ns();
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    memset(&stats, 0, sizeof(stats));
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(buf);
+        return SP_ERR_NOMEM;
+    }
+    if (rank != 0) {
+        serve(comm, src, buf, batch_events);
+    } else {
+        status = res != NULL ? sp_result_timeline_open(res, clock_err_ns) : SP_ERR_INVALID;
+        /* on a write error rank 0 keeps pulling (and dropping) so every owner is released */
+        for (int v = 0; v < nvranks; v++) {
+            sp_status_t s = pull(comm, res, nprocs, v, src, buf, batch_events, &stats);
+            status = status == SP_OK ? s : status;
+        }
+        for (int p = 1; p < nprocs; p++) {
+            request_t stop = {-1, 0};
+            MPI_Send(&stop, (int)sizeof(stop), MPI_BYTE, p, TAG_REQ, comm);
+        }
+        if (status == SP_OK) {
+            status = sp_result_timeline_close(res);
+        }
+        if (stats_p != NULL) {
+            struct rusage ru;
+            getrusage(RUSAGE_SELF, &ru);
+            stats.seconds = (double)(sp_time_ns() - t0) * 1e-9;
+            stats.peak_rss_kib = ru.ru_maxrss;
+            *stats_p = stats;
+        }
+    }
+    free(buf);
+    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
+    return status;
+}
+
+/* ---- this process's own timeline ---- */
+
+static uint64_t own_count(void *arg, int vrank)
+{
+    (void)vrank;
+    return ((const sp_tl_own_t *)arg)->tl->count;
+}
+
+static uint64_t own_dropped(void *arg, int vrank)
+{
+    (void)vrank;
+    return ((const sp_tl_own_t *)arg)->tl->dropped;
+}
+
+static size_t own_produce(void *arg, int vrank, uint64_t from, sp_event_rec_t *out, size_t max)
+{
+    const sp_tl_own_t *own = arg;
+    size_t n = own->tl->count - (size_t)from;
+
+    (void)vrank;
+    if (n > max) {
+        n = max;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = own->tl->events[from + i];
+        out[i].start_ns = sp_clock_to_global(own->clk, sp_clock_local(own->clk, out[i].start_ns));
+        out[i].end_ns = sp_clock_to_global(own->clk, sp_clock_local(own->clk, out[i].end_ns));
+    }
+    return n;
+}
+
+void sp_tl_own_source(sp_tl_own_t *own, sp_tl_source_t *src)
+{
+    src->arg = own;
+    src->count = own_count;
+    src->dropped = own_dropped;
+    src->produce = own_produce;
+}
