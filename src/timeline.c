@@ -23,6 +23,9 @@ sp_status_t sp_timeline_init(sp_timeline_t *tl, int rank, size_t capacity)
 
 void sp_timeline_cleanup(sp_timeline_t *tl)
 {
+    if (tl == NULL) {
+        return;
+    }
     free(tl->events);
     memset(tl, 0, sizeof(*tl));
 }

@@ -57,12 +57,14 @@ typedef struct {
 
 /* Allocate room for capacity events (0 is allowed: everything is dropped and counted). */
 sp_status_t sp_timeline_init(sp_timeline_t *tl, int rank, size_t capacity);
-void sp_timeline_cleanup(sp_timeline_t *tl);
+void sp_timeline_cleanup(sp_timeline_t *tl); /* NULL is a no-op */
 
-/* Forget the recorded events (keeps the buffer). */
+/* Forget the recorded events and the count of dropped ones (keeps the buffer). */
 void sp_timeline_reset(sp_timeline_t *tl);
 
-/* An event with every label -1 and zero sizes, for this rank. */
+/* An event of this rank on lane 0, covering one operation, with every other label -1 and zero
+ * sizes and times. (An sp_event_rec_t is a timeline record; sp_event_t is a backend's device
+ * event.) */
 void sp_event_init(sp_event_rec_t *ev, int rank, sp_ev_kind_t kind);
 
 /* Record one event: a copy into the buffer, or a count of the dropped ones when full. */

@@ -11,6 +11,9 @@
 #include "coll_table.h"
 #include "dtype.h"
 #include "launcher.h"
+#include "skew.h"
+#include "stats.h"
+#include "tlread.h"
 
 static int same_point(const sp_coll_row_t *a, const sp_coll_row_t *b)
 {
@@ -181,6 +184,82 @@ static void print_wrong(const sp_reader_t *rd, FILE *out)
     }
 }
 
+/* Late arrivals from the timeline: who starts collective instances last, by arrival time on
+ * rank 0's clock, only where the clock model can resolve the order. */
+static void print_arrivals(const sp_reader_t *rd, FILE *out)
+{
+    sp_tlread_t tl;
+    sp_event_rec_t *ev = NULL;
+    sp_instance_t *inst = NULL;
+    uint64_t *counts = NULL;
+    double *margins = NULL;
+    size_t n = 0;
+    size_t ninst = 0;
+    size_t resolved = 0;
+    int64_t median_skew = 0;
+
+    if (rd->world_size < 2 || sp_tlread_open(rd->path, &tl) != SP_OK) {
+        return;
+    }
+    if (!tl.present || sp_tlread_all(rd->path, NULL, 0, &ev, &n) != SP_OK) {
+        goto out;
+    }
+    /* a zero-byte operation moves nothing and does not synchronize: no arrival order in it */
+    {
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (ev[i].bytes > 0) {
+                ev[kept++] = ev[i];
+            }
+        }
+        n = kept;
+    }
+    if (n == 0 || sp_skew_match(ev, n, rd->world_size, tl.clock_err_ns, &inst, &ninst) != SP_OK ||
+        ninst == 0 || sp_skew_summary(inst, ninst, &median_skew, &resolved) != SP_OK) {
+        goto out;
+    }
+    counts = calloc((size_t)rd->world_size, sizeof(*counts));
+    margins = calloc(ninst, sizeof(*margins));
+    if (counts == NULL || margins == NULL) {
+        goto out;
+    }
+    sp_skew_last_counts(inst, ninst, rd->world_size, counts);
+    fprintf(out,
+            "# Late arrivals (timeline, by arrival time on rank 0's clock, error bound %.1f us): "
+            "%zu collective instances, median skew %.1f us, %zu with a resolvable last arriver\n",
+            (double)tl.clock_err_ns / 1e3, ninst, (double)median_skew / 1e3, resolved);
+    for (int k = 0; k < 3 && resolved > 0; k++) {
+        int best = -1;
+        size_t m = 0;
+        for (int r = 0; r < rd->world_size; r++) {
+            if (counts[r] > 0 && (best < 0 || counts[r] > counts[best])) {
+                best = r;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        for (size_t i = 0; i < ninst; i++) {
+            if (inst[i].resolved && inst[i].last_rank == best) {
+                margins[m++] = (double)inst[i].last_margin_ns;
+            }
+        }
+        fprintf(out,
+                "#   rank %d (%s, node %d): last to arrive in %llu of %zu resolved instances "
+                "(%.0f%%), by a median %.1f us after the next rank\n",
+                best, sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1,
+                (unsigned long long)counts[best], resolved, 100.0 * (double)counts[best] / (double)resolved,
+                sp_stats_median(margins, m, margins) / 1e3);
+        counts[best] = 0;
+    }
+out:
+    free(margins);
+    free(counts);
+    free(inst);
+    free(ev);
+    sp_tlread_close(&tl);
+}
+
 void sp_report_print(const sp_reader_t *rd, FILE *out)
 {
     fprintf(out, "# scaleprobe report: %s\n", rd->path);
@@ -201,6 +280,7 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     print_peaks(rd, out);
     print_not_converged(rd, out);
     print_slowest(rd, out);
+    print_arrivals(rd, out);
     print_wrong(rd, out);
 }
 

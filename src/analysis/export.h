@@ -1,0 +1,54 @@
+/* `scaleprobe export`: a result file's timeline as a Chrome/Perfetto trace (JSON) and its tables
+ * as CSV files, for tools that do not read HDF5. Events are streamed rank by rank, chunk by
+ * chunk: memory does not grow with the number of events. */
+#ifndef SP_EXPORT_H
+#define SP_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reader.h"
+#include "status.h"
+#include "tlread.h"
+
+/* What to export: an opened file and the ranks chosen (selected[r] != 0 for r in [0, nranks)). */
+typedef struct {
+    const sp_reader_t *rd;
+    sp_tlread_t *tl;
+    const uint8_t *selected;
+    int nranks;
+} sp_export_src_t;
+
+/* What a writer saw, for the summary and the warnings. */
+typedef struct {
+    uint64_t events;   /* events written */
+    uint64_t negative; /* events that ended before they started (written with duration 0
+                        * in the trace, as recorded in the CSV) */
+} sp_export_stats_t;
+
+/*
+ * Write the Chrome trace-event JSON of the selected ranks to out: {"displayTimeUnit":"ns",
+ * "otherData":{...},"traceEvents":[...]}, one "X" event per timeline event (ts, dur in
+ * microseconds from the earliest exported event, pid = rank, tid = lane) and "M" events naming
+ * every rank and every (rank, lane) seen. Reads the events twice (the earliest start, then the
+ * events) and holds one chunk at a time. Returns SP_ERR_IO on a read or write error (tl->why or
+ * errno says which), SP_ERR_FORMAT for a damaged timeline, SP_ERR_NOMEM.
+ */
+sp_status_t sp_export_chrome(const sp_export_src_t *src, FILE *out, sp_export_stats_t *stats_p);
+
+/* events.csv: one header line, then one row per event of the selected ranks, by rank, with the
+ * enum columns (kind, op, dtype) as names ("none" for -1). Errors as sp_export_chrome. */
+sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_export_stats_t *stats_p);
+
+/* clock.csv (the /clock/ranks rows of the selected ranks; header only without /clock),
+ * ranks.csv (/topology/ranks of the selected ranks) and coll_results.csv (every /coll/results
+ * row, op, dtype and redop as names). Errors as sp_export_chrome. */
+sp_status_t sp_export_clock_csv(const sp_export_src_t *src, FILE *out);
+sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out);
+sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out);
+
+/* argv[1] is "export"; returns the process exit code: 0, 2 for bad input (one message on
+ * stderr, nothing written), 1 when writing failed (no output file is left behind). */
+int sp_export_main(int argc, char **argv);
+
+#endif
