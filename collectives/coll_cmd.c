@@ -40,12 +40,14 @@ static void coll_backend_config(const void *opts, sp_backend_config_t *cfg)
     cfg->cuda_graph = o->cuda_graph;
 }
 
-static void coll_timeline_config(const void *opts, size_t *events_p, int *clock_all_p)
+static void coll_timeline_config(const void *opts, size_t *events_p, int *clock_all_p,
+                                 int *mpiio_p)
 {
     const sp_coll_opts_t *o = opts;
 
     *events_p = (size_t)o->timeline_events;
     *clock_all_p = o->clock_sync;
+    *mpiio_p = o->timeline_io;
 }
 
 static sp_status_t coll_run(sp_ctx_t *ctx, const void *opts)

@@ -12,6 +12,7 @@
 
 static const char *const place_names[] = {"both", "out", "in"};
 static const char *const clock_names[] = {"leaders", "all"};
+static const char *const tlio_names[] = {"rank0", "mpiio"};
 
 #define OFF(field) offsetof(sp_coll_opts_t, field)
 
@@ -77,6 +78,10 @@ static const sp_opt_def_t coll_defs[] = {
      "clock synchronization against rank 0: node leaders (their ranks share the model) or all "
      "ranks",
      0, -1, clock_names, 2},
+    {"timeline-io", 0, SP_OPT_CHOICE, OFF(timeline_io), "rank0", "HOW",
+     "write the timeline from rank 0 in bounded batches (compressed), or by every rank in one "
+     "collective MPI-IO write (parallel HDF5 builds)",
+     0, -1, tlio_names, 2},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
      "result file; default results/coll-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
     {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,

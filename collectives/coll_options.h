@@ -37,6 +37,7 @@ typedef struct {
     int cuda_graph;       /* time batches as captured CUDA graphs */
     long timeline_events; /* timeline capacity per rank; 0: no timeline */
     int clock_sync;       /* 0: node leaders, 1: every rank */
+    int timeline_io;      /* 0: rank 0 in bounded batches, 1: one collective MPI-IO write */
     char output[SP_OPT_STRLEN];
     int force;
 } sp_coll_opts_t;

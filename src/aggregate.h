@@ -37,6 +37,15 @@ typedef struct {
 sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
                          size_t batch_events, int64_t clock_err_ns, sp_aggregate_stats_t *stats_p);
 
+/*
+ * The alternative for large runs with a parallel HDF5 build: every process writes its own
+ * virtual rank (vrank = process rank) into /timeline/events with one collective MPI-IO write at
+ * an offset from an exclusive scan of the counts. Rank 0's handle is suspended meanwhile.
+ * SP_ERR_UNSUPPORTED without parallel HDF5. Collective over comm.
+ */
+sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_source_t *src,
+                               sp_aggregate_stats_t *stats_p);
+
 /* A source for this process's own timeline (one virtual rank per process), mapped with clk. */
 typedef struct {
     const sp_timeline_t *tl;

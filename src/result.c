@@ -16,6 +16,7 @@
 #include "timeutil.h"
 
 struct sp_result {
+    char path[4096];
     hid_t file;
     hid_t tl_events;     /* /timeline/events, while a timeline is being written */
     hid_t tl_ranks;
@@ -31,6 +32,7 @@ struct sp_result {
     hid_t row_type;
     hid_t sample_type;
     hid_t wrong_type;
+    int coll_sealed;     /* /coll handles closed for a collective write: no more appends */
     uint64_t nrows;
     uint64_t nsamples;
     uint64_t nwrong;
@@ -418,6 +420,7 @@ sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t
     }
     res->coll = res->results = res->samples = res->rank_times = res->wrong = H5I_INVALID_HID;
     res->tl_events = res->tl_ranks = res->tl_event_type = res->tl_rank_type = H5I_INVALID_HID;
+    snprintf(res->path, sizeof(res->path), "%s", path);
     /* EXCL closes the race between the check above and the creation */
     res->file = H5Fcreate(path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (res->file < 0) {
@@ -639,6 +642,10 @@ sp_status_t sp_result_coll_append(sp_result_t *res, sp_coll_row_t *row,
     hid_t mspace;
     herr_t rc;
 
+    if (res->coll_sealed) {
+        sp_error("internal: sweep point appended after the file was handed to a collective write");
+        return SP_ERR_INVALID;
+    }
     if (res->coll < 0) {
         status = coll_group_open(res);
         if (status != SP_OK) {
@@ -749,16 +756,29 @@ sp_status_t sp_result_timeline_close(sp_result_t *res)
 }
 
 sp_status_t sp_result_timeline_stats(sp_result_t *res, uint64_t events, uint64_t dropped,
-                                     double seconds, long peak_rss_kib)
+                                     double seconds, long peak_rss_kib, int64_t err_ns,
+                                     const char *io)
 {
     hid_t group = H5Gopen2(res->file, "timeline", H5P_DEFAULT);
     char buf[64];
-    sp_status_t status;
+    sp_status_t status = SP_OK;
 
     if (group < 0) {
         return h5_fail("open /timeline");
     }
-    status = write_attr_int(group, "events", (long long)events);
+    /* the rank-0 path wrote these when it created the table; a collective write did not */
+    if (H5Aexists(group, "clock_err_ns") <= 0) {
+        status = write_attr_int(group, "clock_err_ns", err_ns);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "time_base", "rank 0's CLOCK_MONOTONIC, ns (see /clock)");
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "io", io);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "events", (long long)events);
+    }
     if (status == SP_OK) {
         status = write_attr_int(group, "dropped", (long long)dropped);
     }
@@ -802,6 +822,50 @@ sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows,
     return status;
 }
 
+const char *sp_result_path(const sp_result_t *res)
+{
+    return res->path;
+}
+
+static void close_coll(sp_result_t *res)
+{
+    hid_t *ds[] = {&res->rank_times, &res->wrong, &res->samples, &res->results};
+
+    for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+        if (*ds[i] >= 0) {
+            H5Dclose(*ds[i]);
+            *ds[i] = H5I_INVALID_HID;
+        }
+    }
+    if (res->coll >= 0) {
+        H5Gclose(res->coll);
+        res->coll = H5I_INVALID_HID;
+    }
+}
+
+sp_status_t sp_result_suspend(sp_result_t *res)
+{
+    /* every object must be closed, or HDF5 keeps the file open behind H5Fclose */
+    sp_result_timeline_close(res);
+    close_coll(res);
+    res->coll_sealed = 1;
+    if (H5Fclose(res->file) < 0) {
+        res->file = H5I_INVALID_HID;
+        return h5_fail("close for a collective write");
+    }
+    res->file = H5I_INVALID_HID;
+    return SP_OK;
+}
+
+sp_status_t sp_result_resume(sp_result_t *res)
+{
+    res->file = H5Fopen(res->path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (res->file < 0) {
+        return h5_fail("reopen after a collective write");
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
 {
     sp_status_t status = SP_OK;
@@ -810,24 +874,14 @@ sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
         return SP_OK;
     }
     sp_result_timeline_close(res);
+    if (res->file < 0 && sp_result_resume(res) != SP_OK) {
+        free(res);
+        return SP_ERR_IO;
+    }
     if (status_str != NULL) {
         status = write_attr_str(res->file, "status", status_str);
     }
-    if (res->rank_times >= 0) {
-        H5Dclose(res->rank_times);
-    }
-    if (res->wrong >= 0) {
-        H5Dclose(res->wrong);
-    }
-    if (res->samples >= 0) {
-        H5Dclose(res->samples);
-    }
-    if (res->results >= 0) {
-        H5Dclose(res->results);
-    }
-    if (res->coll >= 0) {
-        H5Gclose(res->coll);
-    }
+    close_coll(res);
     H5Tclose(res->row_type);
     H5Tclose(res->sample_type);
     H5Tclose(res->wrong_type);

@@ -131,9 +131,17 @@ sp_status_t sp_result_timeline_rank(sp_result_t *res, const sp_tl_rank_t *row);
 uint64_t sp_result_timeline_count(const sp_result_t *res);
 sp_status_t sp_result_timeline_close(sp_result_t *res);
 
-/* Attributes of /timeline about its aggregation: totals, rate, rank 0's peak memory. */
+/* Attributes of /timeline about its aggregation: totals, rate, rank 0's peak memory, the clock
+ * error bound and how it was written (io). */
 sp_status_t sp_result_timeline_stats(sp_result_t *res, uint64_t events, uint64_t dropped,
-                                     double seconds, long peak_rss_kib);
+                                     double seconds, long peak_rss_kib, int64_t err_ns,
+                                     const char *io);
+
+/* The file's path; and closing / reopening rank 0's handle around a collective (MPI-IO) write
+ * by every rank (aggregate.c). Only /coll appends must not happen while suspended. */
+const char *sp_result_path(const sp_result_t *res);
+sp_status_t sp_result_suspend(sp_result_t *res);
+sp_status_t sp_result_resume(sp_result_t *res);
 
 /* /clock: one row per rank, the method and the pings per measurement. */
 sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows, size_t n,

@@ -122,7 +122,7 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
 }
 
 /* End synchronization, /clock, and every rank's timeline into /timeline. Collective. */
-static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all)
+static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all, int mpiio)
 {
     sp_clock_rank_t mine;
     sp_clock_rank_t *rows = NULL;
@@ -158,11 +158,17 @@ static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all)
         return status;
     }
     sp_tl_own_source(&own, &src);
-    status = sp_aggregate(ctx->world, ctx->result, ctx->nranks, &src, SP_AGGREGATE_BATCH, worst,
-                          &stats);
+    if (mpiio) {
+        status = sp_aggregate_mpiio(ctx->world, ctx->result, &src, &stats);
+    } else {
+        status = sp_aggregate(ctx->world, ctx->result, ctx->nranks, &src, SP_AGGREGATE_BATCH,
+                              worst, &stats);
+    }
     if (ctx->rank == 0 && status == SP_OK) {
         status = sp_result_timeline_stats(ctx->result, stats.events, stats.dropped, stats.seconds,
-                                          stats.peak_rss_kib);
+                                          stats.peak_rss_kib, worst,
+                                          mpiio ? "one collective MPI-IO write by every rank"
+                                                : "rank 0, bounded batches pulled from each rank");
     }
     status = sp_ctx_agree(ctx, status);
     if (ctx->rank == 0 && status == SP_OK && stats.dropped > 0) {
@@ -233,6 +239,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     sp_status_t status;
     sp_status_t run_status = SP_OK;
     int clock_all = 0;
+    int tl_mpiio = 0;
 
     memset(&ctx, 0, sizeof(ctx));
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -318,7 +325,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
 
     {
         size_t capacity = 0;
-        w->timeline_config(opts, &capacity, &clock_all);
+        w->timeline_config(opts, &capacity, &clock_all, &tl_mpiio);
         sp_clock_init(&ctx.clock, ctx.rank);
         status = sp_ctx_agree(&ctx, sp_timeline_init(&ctx.timeline, ctx.rank, capacity));
     }
@@ -335,7 +342,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     /* the timeline and the clock model are written after the run (the drift needs the end
      * synchronization); a failed run still writes what it recorded */
     if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
-        sp_status_t tl_status = finish_timeline(&ctx, clock_all);
+        sp_status_t tl_status = finish_timeline(&ctx, clock_all, tl_mpiio);
         status = status == SP_OK ? tl_status : status;
         run_status = run_status == SP_OK ? tl_status : run_status;
     }

@@ -25,9 +25,11 @@ typedef struct {
     int (*backend)(const void *opts);
     /* the backend's device, timeout and graph settings (node placement is filled in after) */
     void (*backend_config)(const void *opts, sp_backend_config_t *cfg);
-    /* timeline capacity (events per rank, 0: none) and clock synchronization of every rank
-     * (1) or of node leaders (0) */
-    void (*timeline_config)(const void *opts, size_t *events_p, int *clock_all_p);
+    /* timeline capacity (events per rank, 0: none), clock synchronization of every rank (1) or
+     * of node leaders (0), and the timeline written by one collective MPI-IO write (1) or by
+     * rank 0 in bounded batches (0) */
+    void (*timeline_config)(const void *opts, size_t *events_p, int *clock_all_p,
+                            int *mpiio_p);
     /* the workload; collective over ctx->world */
     sp_status_t (*run)(sp_ctx_t *ctx, const void *opts);
 } sp_workload_t;

@@ -34,4 +34,18 @@ print("     | rank %d: offset %d ns, error bound %d ns" % (r, offset, err))
 sys.exit(0 if abs(offset - 20000000) <= err else 1)
 PY
 done
+
+# the collective MPI-IO path writes the same timeline: every rank's events, the late rank named
+f="$TMP/mpiio.h5"
+SCALEPROBE_TEST_DELAY="1:500" sp_mpirun 4 coll -b 64 -e 4K -f 8 -n 5 -w 1 --timeline-io mpiio \
+  -O "$f" >"$TMP/out" 2>&1
+rc=$?
+rows=$(h5dump -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+# 3 sizes x 2 placements x 5 samples, one event per sample, on each of 4 ranks
+[ "$rc" -eq 0 ] && [ "$rows" = "120" ] && ok "--timeline-io mpiio: 120 events from 4 ranks" ||
+  { not_ok "--timeline-io mpiio: rc=$rc, events=$rows"; tail -5 "$TMP/out"; }
+h5dump -a /timeline/io "$f" | grep -q 'collective MPI-IO' && ok "/timeline says how it was written" ||
+  not_ok "/timeline/io missing"
+"$SCALEPROBE" report "$f" | grep -A1 '^# Late arrivals' | tail -1 | grep -q '^#   rank 1 (' &&
+  ok "--timeline-io mpiio: report names rank 1" || not_ok "--timeline-io mpiio: rank 1 not named"
 finish
