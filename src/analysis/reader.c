@@ -8,8 +8,7 @@
 
 #include "log.h"
 
-/* Read a whole 1-D table; rows_p receives a malloc'ed array (NULL when empty). */
-static sp_status_t read_table(hid_t file, const char *name, hid_t type, size_t row_size,
+sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                               void **rows_p, size_t *n_p)
 {
     hid_t ds;
@@ -100,7 +99,7 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     rd->node_count = (int)strtol(buf, NULL, 10);
 
     type = sp__result_topo_type();
-    status = read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);
+    status = sp_reader_read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);
     H5Tclose(type);
     rd->ranks = p;
     if (status == SP_OK && (int)nranks != rd->world_size) {
@@ -108,13 +107,13 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     }
     if (status == SP_OK) {
         type = sp__result_row_type();
-        status = read_table(file, "/coll/results", type, sizeof(sp_coll_row_t), &p, &rd->nrows);
+        status = sp_reader_read_table(file, "/coll/results", type, sizeof(sp_coll_row_t), &p, &rd->nrows);
         H5Tclose(type);
         rd->rows = p;
     }
     if (status == SP_OK) {
         type = sp__result_wrong_type();
-        status = read_table(file, "/coll/wrong", type, sizeof(sp_coll_wrong_t), &p, &rd->nwrong);
+        status = sp_reader_read_table(file, "/coll/wrong", type, sizeof(sp_coll_wrong_t), &p, &rd->nwrong);
         H5Tclose(type);
         rd->wrong = p;
     }

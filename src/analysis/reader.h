@@ -3,6 +3,7 @@
 #ifndef SP_READER_H
 #define SP_READER_H
 
+#include <hdf5.h>
 #include <stddef.h>
 
 #include "result.h"
@@ -32,6 +33,12 @@ typedef struct {
  * scaleprobe result files, SP_ERR_IO when the file cannot be opened. */
 sp_status_t sp_reader_open(const char *path, sp_reader_t *rd);
 void sp_reader_close(sp_reader_t *rd);
+
+/* Read the whole 1-D table `name` of an open file into a malloc'ed array (*rows_p NULL when
+ * empty or when the table does not exist). SP_ERR_FORMAT when it is not a readable 1-D table of
+ * that type, SP_ERR_NOMEM. */
+sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
+                                 void **rows_p, size_t *n_p);
 
 /* Host name of a rank, "?" when unknown. */
 const char *sp_reader_host(const sp_reader_t *rd, int rank);

@@ -2,6 +2,8 @@
  * the writer cannot drift apart; HDF5 converts enum columns by name. */
 #include "tlread.h"
 
+#include "reader.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,46 +50,21 @@ static hid_t span_type(void)
     return t;
 }
 
-/* Read the whole 1-D table name of file into a malloc'ed array (NULL when empty). */
+/* The shared table reader, with this reader's error contract: a missing table is damage. */
 static sp_status_t read_table(sp_tlread_t *tl, const char *name, hid_t type, size_t row_size,
                               void **rows_p, size_t *n_p)
 {
-    hid_t ds;
-    hid_t space;
-    hsize_t dims[1] = {0};
-    void *rows = NULL;
-    sp_status_t status = SP_OK;
+    sp_status_t status;
 
-    ds = H5Dopen2(tl->file_, name, H5P_DEFAULT);
-    if (ds < 0) {
-        return fail(tl, SP_ERR_FORMAT, name, sp__result_h5_error());
+    if (H5Lexists(tl->file_, name, H5P_DEFAULT) <= 0) {
+        return fail(tl, SP_ERR_FORMAT, name, "missing");
     }
-    space = H5Dget_space(ds);
-    if (space < 0 || H5Sget_simple_extent_ndims(space) != 1) {
-        status = fail(tl, SP_ERR_FORMAT, name, "not a 1-D table");
-        goto close_space;
+    status = sp_reader_read_table(tl->file_, name, type, row_size, rows_p, n_p);
+    if (status != SP_OK) {
+        return fail(tl, status, name,
+                    status == SP_ERR_NOMEM ? "out of memory" : sp__result_h5_error());
     }
-    H5Sget_simple_extent_dims(space, dims, NULL);
-    if (dims[0] > 0) {
-        rows = calloc((size_t)dims[0], row_size);
-        if (rows == NULL) {
-            status = fail(tl, SP_ERR_NOMEM, name, "out of memory");
-            goto close_space;
-        }
-        if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
-            status = fail(tl, SP_ERR_FORMAT, name, sp__result_h5_error());
-            free(rows);
-            goto close_space;
-        }
-    }
-    *rows_p = rows;
-    *n_p = (size_t)dims[0];
-close_space:
-    if (space >= 0) {
-        H5Sclose(space);
-    }
-    H5Dclose(ds);
-    return status;
+    return SP_OK;
 }
 
 /* Check that path is a scaleprobe result file of this schema and open it. */
