@@ -20,6 +20,9 @@ typedef struct sp_backend sp_backend_t;
  * recorded events is what a backend measures. Opaque; owned by the backend that created it. */
 typedef struct sp_event sp_event_t;
 
+/* A stream runs operations in order, concurrently with other streams (CUDA semantics). */
+typedef struct sp_stream sp_stream_t;
+
 /* What a backend needs to know to start. */
 typedef struct {
     int local_rank;       /* node-local rank, for device selection */
@@ -87,6 +90,21 @@ typedef struct sp_backend_ops {
 
     /* Wait until every started operation has completed. */
     sp_status_t (*sync)(void *state);
+
+    /* Streams: create/destroy are collective over the backend's communicator (each stream has
+     * its own), in the same order on every rank. Work is enqueued and runs in order on the
+     * stream; record marks a point of the stream, wait holds the stream until the event's latest
+     * record has run; compute holds the stream for a duration (the host's stand-in for a
+     * kernel). stream_sync waits for everything enqueued. Elapsed times between events recorded
+     * on any streams come from event_elapsed_ns. */
+    sp_status_t (*stream_create)(void *state, sp_stream_t **stream_p);
+    void (*stream_destroy)(void *state, sp_stream_t *stream);
+    sp_status_t (*stream_coll)(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
+                               const void *send, void *recv);
+    sp_status_t (*stream_compute)(void *state, sp_stream_t *stream, uint64_t duration_ns);
+    sp_status_t (*stream_record)(void *state, sp_stream_t *stream, sp_event_t *event);
+    sp_status_t (*stream_wait)(void *state, sp_stream_t *stream, sp_event_t *event);
+    sp_status_t (*stream_sync)(void *state, sp_stream_t *stream);
 } sp_backend_ops_t;
 
 struct sp_backend {

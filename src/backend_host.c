@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "host_stream.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -15,12 +16,17 @@ typedef struct {
     MPI_Comm comm;
     int rank;
     int nranks;
+    sp_host_sync_t sync;
     MPI_Op half_ops[SP_REDOP_COUNT];
     MPI_Op bf16_ops[SP_REDOP_COUNT];
 } host_state_t;
 
 struct sp_event {
-    uint64_t ns;
+    sp_host_event_t he;
+};
+
+struct sp_stream {
+    sp_host_stream_t *hs;
 };
 
 static sp_status_t mpi_check(int rc, const char *what)
@@ -131,6 +137,7 @@ static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
         goto err_free;
     }
     MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
+    sp_host_sync_init(&st->sync);
     MPI_Comm_rank(st->comm, &st->rank);
     MPI_Comm_size(st->comm, &st->nranks);
     for (int i = 0; i < SP_REDOP_AVG; i++) {
@@ -158,6 +165,7 @@ err_ops:
             MPI_Op_free(&st->bf16_ops[i]);
         }
     }
+    sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
 err_free:
     free(st);
@@ -175,6 +183,7 @@ static void host_fini(void *state)
         MPI_Op_free(&st->half_ops[i]);
         MPI_Op_free(&st->bf16_ops[i]);
     }
+    sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
     free(st);
 }
@@ -232,8 +241,19 @@ static void host_avg_finish(const sp_coll_args_t *args, void *out, size_t count)
     }
 }
 
+static sp_status_t host_coll_on(void *state, MPI_Comm comm, const sp_coll_args_t *args,
+                                const void *send, void *recv);
+static sp_status_t host_event_record(void *state, sp_event_t *event);
+
 static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const void *send,
                                  void *recv)
+{
+    return host_coll_on(state, ((host_state_t *)state)->comm, args, send, recv);
+}
+
+/* One collective on comm: the backend's own, or a stream's. */
+static sp_status_t host_coll_on(void *state, MPI_Comm comm, const sp_coll_args_t *args,
+                                const void *send, void *recv)
 {
     host_state_t *st = state;
     MPI_Datatype dt = host_mpi_type(args->dtype);
@@ -251,14 +271,14 @@ static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const 
 
     switch (args->kind) {
     case SP_COLL_ALL_REDUCE:
-        rc = MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, param, dt, op, st->comm);
+        rc = MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, param, dt, op, comm);
         avg_count = c->param_count;
         break;
     case SP_COLL_REDUCE:
         if (ip && is_root) {
-            rc = MPI_Reduce(MPI_IN_PLACE, recv, param, dt, op, args->root, st->comm);
+            rc = MPI_Reduce(MPI_IN_PLACE, recv, param, dt, op, args->root, comm);
         } else {
-            rc = MPI_Reduce(ip ? recv : send, recv, param, dt, op, args->root, st->comm);
+            rc = MPI_Reduce(ip ? recv : send, recv, param, dt, op, args->root, comm);
         }
         avg_count = is_root ? c->param_count : 0;
         break;
@@ -266,45 +286,45 @@ static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const 
         if (ip) {
             /* MPI leaves the result at the start of the buffer; NCCL's in-place layout (and
              * therefore the verification) has it at block `rank`. */
-            rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, param, dt, op, st->comm);
+            rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, param, dt, op, comm);
             out = (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize;
             if (rc == MPI_SUCCESS && st->rank != 0) {
                 memmove(out, recv, c->param_count * esize);
             }
         } else {
-            rc = MPI_Reduce_scatter_block(send, recv, param, dt, op, st->comm);
+            rc = MPI_Reduce_scatter_block(send, recv, param, dt, op, comm);
         }
         avg_count = c->param_count;
         break;
     case SP_COLL_ALL_GATHER:
-        rc = MPI_Allgather(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, st->comm);
+        rc = MPI_Allgather(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, comm);
         break;
     case SP_COLL_BROADCAST:
-        rc = MPI_Bcast(ip || !is_root ? recv : (void *)send, param, dt, args->root, st->comm);
+        rc = MPI_Bcast(ip || !is_root ? recv : (void *)send, param, dt, args->root, comm);
         break;
     case SP_COLL_ALLTOALL:
-        rc = MPI_Alltoall(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, st->comm);
+        rc = MPI_Alltoall(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, comm);
         break;
     case SP_COLL_SENDRECV:
         if (ip) {
-            rc = MPI_Sendrecv_replace(recv, param, dt, next, 0, prev, 0, st->comm,
+            rc = MPI_Sendrecv_replace(recv, param, dt, next, 0, prev, 0, comm,
                                       MPI_STATUS_IGNORE);
         } else {
-            rc = MPI_Sendrecv(send, param, dt, next, 0, recv, param, dt, prev, 0, st->comm,
+            rc = MPI_Sendrecv(send, param, dt, next, 0, recv, param, dt, prev, 0, comm,
                               MPI_STATUS_IGNORE);
         }
         break;
     case SP_COLL_GATHER:
         rc = MPI_Gather(ip && is_root ? MPI_IN_PLACE : send, param, dt, recv, param, dt,
-                        args->root, st->comm);
+                        args->root, comm);
         break;
     case SP_COLL_SCATTER:
         if (ip && is_root) {
-            rc = MPI_Scatter(recv, param, dt, MPI_IN_PLACE, param, dt, args->root, st->comm);
+            rc = MPI_Scatter(recv, param, dt, MPI_IN_PLACE, param, dt, args->root, comm);
         } else {
             void *dst = ip ? (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize
                            : recv;
-            rc = MPI_Scatter(send, param, dt, dst, param, dt, args->root, st->comm);
+            rc = MPI_Scatter(send, param, dt, dst, param, dt, args->root, comm);
         }
         break;
     default:
@@ -347,11 +367,11 @@ static sp_status_t host_coll_batch(void *state, const sp_coll_args_t *args, cons
 {
     sp_status_t status = SP_OK;
 
-    start->ns = sp_time_ns();
+    host_event_record(state, start);
     for (long i = 0; i < k && status == SP_OK; i++) {
         status = host_coll_run(state, args, send, recv);
     }
-    end->ns = sp_time_ns();
+    host_event_record(state, end);
     return status;
 }
 
@@ -384,19 +404,86 @@ static void host_event_destroy(void *state, sp_event_t *event)
     free(event);
 }
 
+/* A record by the calling thread (the backend's default stream): complete at once. */
 static sp_status_t host_event_record(void *state, sp_event_t *event)
 {
-    (void)state;
-    event->ns = sp_time_ns();
+    host_state_t *st = state;
+
+    pthread_mutex_lock(&st->sync.mutex);
+    event->he.ns = sp_time_ns();
+    event->he.done = ++event->he.enqueued;
+    pthread_cond_broadcast(&st->sync.changed);
+    pthread_mutex_unlock(&st->sync.mutex);
     return SP_OK;
 }
 
 static sp_status_t host_event_elapsed_ns(void *state, sp_event_t *start, sp_event_t *end,
                                          uint64_t *ns_p)
 {
-    (void)state;
-    *ns_p = end->ns >= start->ns ? end->ns - start->ns : 0;
+    host_state_t *st = state;
+
+    sp_host_event_sync(&st->sync, &start->he);
+    sp_host_event_sync(&st->sync, &end->he);
+    *ns_p = end->he.ns >= start->he.ns ? end->he.ns - start->he.ns : 0;
     return SP_OK;
+}
+
+static sp_status_t host_stream_create(void *state, sp_stream_t **stream_p)
+{
+    host_state_t *st = state;
+    sp_stream_t *s = calloc(1, sizeof(*s));
+    sp_status_t status;
+
+    if (s == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    status = sp_host_stream_create(&st->sync, st->comm, host_coll_on, st, &s->hs);
+    if (status != SP_OK) {
+        free(s);
+        return status;
+    }
+    *stream_p = s;
+    return SP_OK;
+}
+
+static void host_stream_destroy(void *state, sp_stream_t *stream)
+{
+    (void)state;
+    if (stream != NULL) {
+        sp_host_stream_destroy(stream->hs);
+        free(stream);
+    }
+}
+
+static sp_status_t host_stream_coll(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
+                                    const void *send, void *recv)
+{
+    (void)state;
+    return sp_host_stream_coll(stream->hs, args, send, recv);
+}
+
+static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
+{
+    (void)state;
+    return sp_host_stream_compute(stream->hs, duration_ns);
+}
+
+static sp_status_t host_stream_record(void *state, sp_stream_t *stream, sp_event_t *event)
+{
+    (void)state;
+    return sp_host_stream_record(stream->hs, &event->he);
+}
+
+static sp_status_t host_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event)
+{
+    (void)state;
+    return sp_host_stream_wait(stream->hs, &event->he);
+}
+
+static sp_status_t host_stream_sync(void *state, sp_stream_t *stream)
+{
+    (void)state;
+    return sp_host_stream_sync(stream->hs);
 }
 
 static sp_status_t host_sync(void *state)
@@ -426,4 +513,11 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .event_record = host_event_record,
     .event_elapsed_ns = host_event_elapsed_ns,
     .sync = host_sync,
+    .stream_create = host_stream_create,
+    .stream_destroy = host_stream_destroy,
+    .stream_coll = host_stream_coll,
+    .stream_compute = host_stream_compute,
+    .stream_record = host_stream_record,
+    .stream_wait = host_stream_wait,
+    .stream_sync = host_stream_sync,
 };

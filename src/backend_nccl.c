@@ -666,6 +666,60 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     return status;
 }
 
+/* Streams for the proxy engine need one NCCL communicator per stream; not built yet. */
+static sp_status_t nccl_stream_unsupported(void)
+{
+    sp_error("streams (the proxy engine) are not implemented on the nccl backend yet");
+    return SP_ERR_UNSUPPORTED;
+}
+
+static sp_status_t nccl_stream_create(void *state, sp_stream_t **stream_p)
+{
+    (void)state;
+    (void)stream_p;
+    return nccl_stream_unsupported();
+}
+
+static void nccl_stream_destroy(void *state, sp_stream_t *stream)
+{
+    (void)state;
+    (void)stream;
+}
+
+static sp_status_t nccl_stream_coll(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
+                                    const void *send, void *recv)
+{
+    (void)state;
+    (void)stream;
+    (void)args;
+    (void)send;
+    (void)recv;
+    return nccl_stream_unsupported();
+}
+
+static sp_status_t nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
+{
+    (void)state;
+    (void)stream;
+    (void)duration_ns;
+    return nccl_stream_unsupported();
+}
+
+static sp_status_t nccl_stream_event(void *state, sp_stream_t *stream, sp_event_t *event)
+{
+    (void)state;
+    (void)stream;
+    (void)event;
+    return nccl_stream_unsupported();
+}
+
+static sp_status_t nccl_stream_sync(void *state, sp_stream_t *stream)
+{
+    (void)state;
+    (void)stream;
+    return nccl_stream_unsupported();
+}
+
 const sp_backend_ops_t sp_backend_nccl_ops = {
     .name = "nccl",
     .init = nccl_init,
@@ -687,4 +741,11 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .event_record = nccl_event_record,
     .event_elapsed_ns = nccl_event_elapsed_ns,
     .sync = nccl_sync,
+    .stream_create = nccl_stream_create,
+    .stream_destroy = nccl_stream_destroy,
+    .stream_coll = nccl_stream_coll,
+    .stream_compute = nccl_stream_compute,
+    .stream_record = nccl_stream_event,
+    .stream_wait = nccl_stream_event,
+    .stream_sync = nccl_stream_sync,
 };

@@ -1,0 +1,250 @@
+/* Host streams: one worker thread per stream with a bounded ring of operations. One mutex and
+ * condition variable per backend guard every queue and event: streams are few and operations
+ * coarse (a collective, a compute of microseconds or more), so contention does not matter and
+ * cross-stream waits need no lock ordering. */
+#define _GNU_SOURCE
+#include "host_stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "log.h"
+#include "timeutil.h"
+
+#define QUEUE_LEN 4096
+#define SPIN_NS 20000 /* the last 20 us of a compute spin: sleep wake-ups overshoot */
+
+typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_STOP } op_kind_t;
+
+typedef struct {
+    op_kind_t kind;
+    sp_coll_args_t args;
+    const void *send;
+    void *recv;
+    uint64_t duration_ns;
+    sp_host_event_t *ev;
+    uint64_t target;   /* OP_WAIT: generation to wait for; OP_RECORD: generation it completes */
+} op_t;
+
+struct sp_host_stream {
+    sp_host_sync_t *sync;
+    MPI_Comm comm;
+    sp_host_coll_fn coll;
+    void *coll_ctx;
+    pthread_t thread;
+    op_t ring[QUEUE_LEN];
+    uint64_t head;     /* next op to run */
+    uint64_t tail;     /* next free slot */
+    sp_status_t error; /* first failure; later ops are skipped */
+};
+
+void sp_host_sync_init(sp_host_sync_t *sync)
+{
+    pthread_mutex_init(&sync->mutex, NULL);
+    pthread_cond_init(&sync->changed, NULL);
+}
+
+void sp_host_sync_cleanup(sp_host_sync_t *sync)
+{
+    pthread_cond_destroy(&sync->changed);
+    pthread_mutex_destroy(&sync->mutex);
+}
+
+static void compute_until(uint64_t deadline)
+{
+    uint64_t now = sp_time_ns();
+
+    if (deadline > now + SPIN_NS) {
+        struct timespec ts;
+        uint64_t wake = deadline - SPIN_NS;
+        ts.tv_sec = (time_t)(wake / 1000000000ull);
+        ts.tv_nsec = (long)(wake % 1000000000ull);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    }
+    while (sp_time_ns() < deadline) {
+    }
+}
+
+static void *worker(void *arg)
+{
+    sp_host_stream_t *s = arg;
+    pthread_mutex_t *lock = &s->sync->mutex;
+    pthread_cond_t *changed = &s->sync->changed;
+
+    /* tighter timer wake-ups for the compute waits */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    for (;;) {
+        op_t op;
+        pthread_mutex_lock(lock);
+        while (s->head == s->tail) {
+            pthread_cond_wait(changed, lock);
+        }
+        op = s->ring[s->head % QUEUE_LEN];
+        if (op.kind == OP_WAIT) {
+            while (op.ev->done < op.target) {
+                pthread_cond_wait(changed, lock);
+            }
+        }
+        pthread_mutex_unlock(lock);
+
+        if (op.kind == OP_STOP) {
+            pthread_mutex_lock(lock);
+            s->head++;
+            pthread_cond_broadcast(changed);
+            pthread_mutex_unlock(lock);
+            return NULL;
+        }
+        if (op.kind == OP_COLL && s->error == SP_OK) {
+            s->error = s->coll(s->coll_ctx, s->comm, &op.args, op.send, op.recv);
+        } else if (op.kind == OP_COMPUTE) {
+            compute_until(sp_time_ns() + op.duration_ns);
+        }
+
+        pthread_mutex_lock(lock);
+        if (op.kind == OP_RECORD) {
+            op.ev->ns = sp_time_ns();
+            if (op.ev->done < op.target) {
+                op.ev->done = op.target;
+            }
+        }
+        s->head++;
+        pthread_cond_broadcast(changed);
+        pthread_mutex_unlock(lock);
+    }
+}
+
+static sp_status_t enqueue(sp_host_stream_t *s, op_t *op)
+{
+    pthread_mutex_t *lock = &s->sync->mutex;
+    pthread_cond_t *changed = &s->sync->changed;
+
+    pthread_mutex_lock(lock);
+    while (s->tail - s->head >= QUEUE_LEN) {
+        pthread_cond_wait(changed, lock);
+    }
+    if (op->kind == OP_RECORD) {
+        op->target = ++op->ev->enqueued;
+    } else if (op->kind == OP_WAIT) {
+        op->target = op->ev->enqueued; /* the latest record enqueued so far */
+    }
+    s->ring[s->tail % QUEUE_LEN] = *op;
+    s->tail++;
+    pthread_cond_broadcast(changed);
+    pthread_mutex_unlock(lock);
+    return SP_OK;
+}
+
+sp_status_t sp_host_stream_create(sp_host_sync_t *sync, MPI_Comm comm, sp_host_coll_fn coll,
+                                  void *coll_ctx, sp_host_stream_t **stream_p)
+{
+    sp_host_stream_t *s = calloc(1, sizeof(*s));
+
+    if (s == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    s->sync = sync;
+    if (MPI_Comm_dup(comm, &s->comm) != MPI_SUCCESS) {
+        free(s);
+        return SP_ERR_MPI;
+    }
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    s->coll = coll;
+    s->coll_ctx = coll_ctx;
+    if (pthread_create(&s->thread, NULL, worker, s) != 0) {
+        sp_error("cannot start a stream thread");
+        MPI_Comm_free(&s->comm);
+        free(s);
+        return SP_ERR_NOMEM;
+    }
+    *stream_p = s;
+    return SP_OK;
+}
+
+void sp_host_stream_destroy(sp_host_stream_t *s)
+{
+    op_t stop;
+
+    if (s == NULL) {
+        return;
+    }
+    memset(&stop, 0, sizeof(stop));
+    stop.kind = OP_STOP;
+    enqueue(s, &stop);
+    pthread_join(s->thread, NULL);
+    MPI_Comm_free(&s->comm);
+    free(s);
+}
+
+sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_coll_args_t *args,
+                                const void *send, void *recv)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_COLL;
+    op.args = *args;
+    op.send = send;
+    op.recv = recv;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_compute(sp_host_stream_t *s, uint64_t duration_ns)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_COMPUTE;
+    op.duration_ns = duration_ns;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_record(sp_host_stream_t *s, sp_host_event_t *ev)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_RECORD;
+    op.ev = ev;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_wait(sp_host_stream_t *s, sp_host_event_t *ev)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_WAIT;
+    op.ev = ev;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_sync(sp_host_stream_t *s)
+{
+    pthread_mutex_t *lock = &s->sync->mutex;
+    pthread_cond_t *changed = &s->sync->changed;
+    uint64_t target;
+
+    pthread_mutex_lock(lock);
+    target = s->tail;
+    while (s->head < target) {
+        pthread_cond_wait(changed, lock);
+    }
+    pthread_mutex_unlock(lock);
+    return s->error;
+}
+
+void sp_host_event_sync(sp_host_sync_t *sync, sp_host_event_t *ev)
+{
+    pthread_mutex_t *lock = &sync->mutex;
+    pthread_cond_t *changed = &sync->changed;
+
+    pthread_mutex_lock(lock);
+    while (ev->done < ev->enqueued) {
+        pthread_cond_wait(changed, lock);
+    }
+    pthread_mutex_unlock(lock);
+}
