@@ -91,17 +91,23 @@ typedef struct sp_backend_ops {
     /* Wait until every started operation has completed. */
     sp_status_t (*sync)(void *state);
 
-    /* Streams: create/destroy are collective over the backend's communicator (each stream has
-     * its own), in the same order on every rank. Work is enqueued and runs in order on the
+    /* Streams: create/destroy are collective over `group` (a sub-communicator of the backend's,
+     * e.g. a TP or PP group; MPI_COMM_NULL: the backend's own), each stream with its own
+     * duplicate, created in the same order on every rank of the group. Collectives and
+     * point-to-point ranks on a stream are those of its group. Work is enqueued and runs in order on the
      * stream; record marks a point of the stream, wait holds the stream until the event's latest
      * record has run; compute holds the stream for a duration (the host's stand-in for a
      * kernel). stream_sync waits for everything enqueued. Elapsed times between events recorded
      * on any streams come from event_elapsed_ns. */
-    sp_status_t (*stream_create)(void *state, sp_stream_t **stream_p);
+    sp_status_t (*stream_create)(void *state, MPI_Comm group, sp_stream_t **stream_p);
     void (*stream_destroy)(void *state, sp_stream_t *stream);
     sp_status_t (*stream_coll)(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
                                const void *send, void *recv);
     sp_status_t (*stream_compute)(void *state, sp_stream_t *stream, uint64_t duration_ns);
+    sp_status_t (*stream_send)(void *state, sp_stream_t *stream, const void *buf, size_t bytes,
+                               int peer, int tag);
+    sp_status_t (*stream_recv)(void *state, sp_stream_t *stream, void *buf, size_t bytes,
+                               int peer, int tag);
     sp_status_t (*stream_record)(void *state, sp_stream_t *stream, sp_event_t *event);
     sp_status_t (*stream_wait)(void *state, sp_stream_t *stream, sp_event_t *event);
     sp_status_t (*stream_sync)(void *state, sp_stream_t *stream);

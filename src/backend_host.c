@@ -428,7 +428,7 @@ static sp_status_t host_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     return SP_OK;
 }
 
-static sp_status_t host_stream_create(void *state, sp_stream_t **stream_p)
+static sp_status_t host_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
     host_state_t *st = state;
     sp_stream_t *s = calloc(1, sizeof(*s));
@@ -437,7 +437,8 @@ static sp_status_t host_stream_create(void *state, sp_stream_t **stream_p)
     if (s == NULL) {
         return SP_ERR_NOMEM;
     }
-    status = sp_host_stream_create(&st->sync, st->comm, host_coll_on, st, &s->hs);
+    status = sp_host_stream_create(&st->sync, group != MPI_COMM_NULL ? group : st->comm,
+                                   host_coll_on, st, &s->hs);
     if (status != SP_OK) {
         free(s);
         return status;
@@ -466,6 +467,20 @@ static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_
 {
     (void)state;
     return sp_host_stream_compute(stream->hs, duration_ns);
+}
+
+static sp_status_t host_stream_send(void *state, sp_stream_t *stream, const void *buf,
+                                    size_t bytes, int peer, int tag)
+{
+    (void)state;
+    return sp_host_stream_send(stream->hs, buf, bytes, peer, tag);
+}
+
+static sp_status_t host_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
+                                    int peer, int tag)
+{
+    (void)state;
+    return sp_host_stream_recv(stream->hs, buf, bytes, peer, tag);
 }
 
 static sp_status_t host_stream_record(void *state, sp_stream_t *stream, sp_event_t *event)
@@ -517,6 +532,8 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .stream_destroy = host_stream_destroy,
     .stream_coll = host_stream_coll,
     .stream_compute = host_stream_compute,
+    .stream_send = host_stream_send,
+    .stream_recv = host_stream_recv,
     .stream_record = host_stream_record,
     .stream_wait = host_stream_wait,
     .stream_sync = host_stream_sync,

@@ -673,9 +673,10 @@ static sp_status_t nccl_stream_unsupported(void)
     return SP_ERR_UNSUPPORTED;
 }
 
-static sp_status_t nccl_stream_create(void *state, sp_stream_t **stream_p)
+static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
     (void)state;
+    (void)group;
     (void)stream_p;
     return nccl_stream_unsupported();
 }
@@ -703,6 +704,24 @@ static sp_status_t nccl_stream_compute(void *state, sp_stream_t *stream, uint64_
     (void)stream;
     (void)duration_ns;
     return nccl_stream_unsupported();
+}
+
+static sp_status_t nccl_stream_p2p(void *state, sp_stream_t *stream, void *buf, size_t bytes,
+                                   int peer, int tag)
+{
+    (void)state;
+    (void)stream;
+    (void)buf;
+    (void)bytes;
+    (void)peer;
+    (void)tag;
+    return nccl_stream_unsupported();
+}
+
+static sp_status_t nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
+                                    size_t bytes, int peer, int tag)
+{
+    return nccl_stream_p2p(state, stream, (void *)buf, bytes, peer, tag);
 }
 
 static sp_status_t nccl_stream_event(void *state, sp_stream_t *stream, sp_event_t *event)
@@ -745,6 +764,8 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .stream_destroy = nccl_stream_destroy,
     .stream_coll = nccl_stream_coll,
     .stream_compute = nccl_stream_compute,
+    .stream_send = nccl_stream_send,
+    .stream_recv = nccl_stream_p2p,
     .stream_record = nccl_stream_event,
     .stream_wait = nccl_stream_event,
     .stream_sync = nccl_stream_sync,

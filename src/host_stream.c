@@ -17,7 +17,7 @@
 #define QUEUE_LEN 4096
 #define SPIN_NS 20000 /* the last 20 us of a compute spin: sleep wake-ups overshoot */
 
-typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_STOP } op_kind_t;
+typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_SEND, OP_RECV, OP_STOP } op_kind_t;
 
 typedef struct {
     op_kind_t kind;
@@ -26,6 +26,9 @@ typedef struct {
     void *recv;
     uint64_t duration_ns;
     sp_host_event_t *ev;
+    size_t bytes;      /* OP_SEND, OP_RECV */
+    int peer;
+    int tag;
     uint64_t target;   /* OP_WAIT: generation to wait for; OP_RECORD: generation it completes */
 } op_t;
 
@@ -69,6 +72,32 @@ static void compute_until(uint64_t deadline)
     }
 }
 
+/* Messages above INT_MAX bytes go as several, in order. */
+static sp_status_t p2p(sp_host_stream_t *s, const op_t *op)
+{
+    size_t done = 0;
+
+    /* do-while: a zero-byte message is still one message */
+    do {
+        size_t n = op->bytes - done > (size_t)1 << 30 ? (size_t)1 << 30 : op->bytes - done;
+        int rc;
+        if (op->kind == OP_SEND) {
+            rc = MPI_Send((const char *)op->send + done, (int)n, MPI_BYTE, op->peer, op->tag,
+                          s->comm);
+        } else {
+            rc = MPI_Recv((char *)op->recv + done, (int)n, MPI_BYTE, op->peer, op->tag, s->comm,
+                          MPI_STATUS_IGNORE);
+        }
+        if (rc != MPI_SUCCESS) {
+            sp_error("stream %s with rank %d failed", op->kind == OP_SEND ? "send" : "recv",
+                     op->peer);
+            return SP_ERR_MPI;
+        }
+        done += n;
+    } while (done < op->bytes);
+    return SP_OK;
+}
+
 static void *worker(void *arg)
 {
     sp_host_stream_t *s = arg;
@@ -102,6 +131,8 @@ static void *worker(void *arg)
             s->error = s->coll(s->coll_ctx, s->comm, &op.args, op.send, op.recv);
         } else if (op.kind == OP_COMPUTE) {
             compute_until(sp_time_ns() + op.duration_ns);
+        } else if ((op.kind == OP_SEND || op.kind == OP_RECV) && s->error == SP_OK) {
+            s->error = p2p(s, &op);
         }
 
         pthread_mutex_lock(lock);
@@ -209,6 +240,33 @@ sp_status_t sp_host_stream_record(sp_host_stream_t *s, sp_host_event_t *ev)
     memset(&op, 0, sizeof(op));
     op.kind = OP_RECORD;
     op.ev = ev;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_send(sp_host_stream_t *s, const void *buf, size_t bytes, int peer,
+                                int tag)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_SEND;
+    op.send = buf;
+    op.bytes = bytes;
+    op.peer = peer;
+    op.tag = tag;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_recv(sp_host_stream_t *s, void *buf, size_t bytes, int peer, int tag)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_RECV;
+    op.recv = buf;
+    op.bytes = bytes;
+    op.peer = peer;
+    op.tag = tag;
     return enqueue(s, &op);
 }
 

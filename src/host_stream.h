@@ -50,6 +50,11 @@ sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_coll_args_t *args,
  * deadline (a busy loop would steal the core from ranks sharing it), finished by a short spin. */
 sp_status_t sp_host_stream_compute(sp_host_stream_t *s, uint64_t duration_ns);
 sp_status_t sp_host_stream_record(sp_host_stream_t *s, sp_host_event_t *ev);
+/* Point-to-point on the stream's communicator (blocking in the worker, in queue order). */
+sp_status_t sp_host_stream_send(sp_host_stream_t *s, const void *buf, size_t bytes, int peer,
+                                int tag);
+sp_status_t sp_host_stream_recv(sp_host_stream_t *s, void *buf, size_t bytes, int peer,
+                                int tag);
 sp_status_t sp_host_stream_wait(sp_host_stream_t *s, sp_host_event_t *ev);
 
 /* Wait until everything enqueued so far has run; returns the first error of the stream. */

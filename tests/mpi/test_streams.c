@@ -37,8 +37,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 5; i++) {
         SP_TEST_EQ_INT(ops->event_create(st, &ev[i]), SP_OK);
     }
-    SP_TEST_EQ_INT(ops->stream_create(st, &compute), SP_OK);
-    SP_TEST_EQ_INT(ops->stream_create(st, &comm), SP_OK);
+    SP_TEST_EQ_INT(ops->stream_create(st, MPI_COMM_NULL, &compute), SP_OK);
+    SP_TEST_EQ_INT(ops->stream_create(st, MPI_COMM_NULL, &comm), SP_OK);
     sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_FLOAT,
                       SP_REDOP_SUM, 0, 0, sizeof(send));
     sp_coll_fill(ar, &args, send);
@@ -71,6 +71,40 @@ int main(int argc, char **argv)
     /* a wait on an event recorded later (not yet enqueued) does not wait for it: CUDA's rule */
     SP_TEST_EQ_INT(ops->stream_wait(st, comm, ev[4]), SP_OK);
     SP_TEST_EQ_INT(ops->stream_sync(st, comm), SP_OK);
+
+    /* point-to-point on a stream over a sub-communicator: pairs (0,1), (2,3), ... exchange in a
+     * pipeline-like order, the receiver's next send waiting for its receive */
+    {
+        MPI_Comm pairs;
+        sp_stream_t *p2p = NULL;
+        int mine[64];
+        int got[64];
+        int peer = ctx.rank ^ 1;
+        int prank;
+        MPI_Comm_split(ctx.world, ctx.rank / 2, ctx.rank, &pairs);
+        MPI_Comm_rank(pairs, &prank);
+        SP_TEST_EQ_INT(ops->stream_create(st, pairs, &p2p), SP_OK);
+        for (int i = 0; i < 64; i++) {
+            mine[i] = ctx.rank * 1000 + i;
+            got[i] = -1;
+        }
+        if (peer < ctx.nranks) {
+            int other = prank ^ 1;
+            if (prank == 0) {
+                SP_TEST_EQ_INT(ops->stream_send(st, p2p, mine, sizeof(mine), other, 1), SP_OK);
+                SP_TEST_EQ_INT(ops->stream_recv(st, p2p, got, sizeof(got), other, 2), SP_OK);
+            } else {
+                SP_TEST_EQ_INT(ops->stream_recv(st, p2p, got, sizeof(got), other, 1), SP_OK);
+                SP_TEST_EQ_INT(ops->stream_send(st, p2p, mine, sizeof(mine), other, 2), SP_OK);
+            }
+            SP_TEST_EQ_INT(ops->stream_sync(st, p2p), SP_OK);
+            for (int i = 0; i < 64; i++) {
+                SP_TEST_EQ_INT(got[i], peer * 1000 + i);
+            }
+        }
+        ops->stream_destroy(st, p2p);
+        MPI_Comm_free(&pairs);
+    }
 
     ops->stream_destroy(st, comm);
     ops->stream_destroy(st, compute);
