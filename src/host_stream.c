@@ -243,31 +243,31 @@ sp_status_t sp_host_stream_record(sp_host_stream_t *s, sp_host_event_t *ev)
     return enqueue(s, &op);
 }
 
-sp_status_t sp_host_stream_send(sp_host_stream_t *s, const void *buf, size_t bytes, int peer,
-                                int tag)
+static sp_status_t enqueue_p2p(sp_host_stream_t *s, op_kind_t kind, void *buf, size_t bytes,
+                               int peer, int tag)
 {
     op_t op;
 
     memset(&op, 0, sizeof(op));
-    op.kind = OP_SEND;
+    op.kind = kind;
     op.send = buf;
+    op.recv = buf;
     op.bytes = bytes;
     op.peer = peer;
     op.tag = tag;
     return enqueue(s, &op);
 }
 
+sp_status_t sp_host_stream_send(sp_host_stream_t *s, const void *buf, size_t bytes, int peer,
+                                int tag)
+{
+    /* the worker only reads through op.send */
+    return enqueue_p2p(s, OP_SEND, (void *)buf, bytes, peer, tag);
+}
+
 sp_status_t sp_host_stream_recv(sp_host_stream_t *s, void *buf, size_t bytes, int peer, int tag)
 {
-    op_t op;
-
-    memset(&op, 0, sizeof(op));
-    op.kind = OP_RECV;
-    op.recv = buf;
-    op.bytes = bytes;
-    op.peer = peer;
-    op.tag = tag;
-    return enqueue(s, &op);
+    return enqueue_p2p(s, OP_RECV, buf, bytes, peer, tag);
 }
 
 sp_status_t sp_host_stream_wait(sp_host_stream_t *s, sp_host_event_t *ev)
