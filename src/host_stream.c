@@ -15,7 +15,7 @@
 #include "timeutil.h"
 
 #define QUEUE_LEN 4096
-#define SPIN_NS 20000 /* the last 20 us of a compute spin: sleep wake-ups overshoot */
+#define SPIN_NS 100000 /* the last 100 us of a compute spin: sleep wake-ups overshoot (bench_compute) */
 
 typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_SEND, OP_RECV, OP_STOP } op_kind_t;
 
