@@ -5,6 +5,7 @@
 #include "coll_cmd.h"
 #include "export.h"
 #include "launcher.h"
+#include "proxy_cmd.h"
 #include "report.h"
 
 typedef struct {
@@ -15,6 +16,7 @@ typedef struct {
 
 static const subcommand_t subcommands[] = {
     {"coll", sp_coll_main, "collective sweep (launch with mpirun or srun)"},
+    {"proxy", sp_proxy_main, "training proxy: pipeline schedules, bubbles (mpirun or srun)"},
     {"report", sp_report_main, "summarize a result file (no MPI launch needed)"},
     {"export", sp_export_main, "timeline as a Chrome/Perfetto trace, tables as CSV (no MPI)"},
 };

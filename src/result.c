@@ -822,6 +822,67 @@ sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows,
     return status;
 }
 
+hid_t sp__result_proxy_stage_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_stage_row_t));
+
+#define PF(name, type) H5Tinsert(t, #name, HOFFSET(sp_proxy_stage_row_t, name), type)
+    PF(step, H5T_NATIVE_INT32);
+    PF(stage, H5T_NATIVE_INT32);
+    PF(step_ms, H5T_NATIVE_DOUBLE);
+    PF(busy_ms, H5T_NATIVE_DOUBLE);
+    PF(bubble_ms, H5T_NATIVE_DOUBLE);
+    PF(bubble_frac, H5T_NATIVE_DOUBLE);
+    PF(predicted_frac, H5T_NATIVE_DOUBLE);
+#undef PF
+    return t;
+}
+
+static sp_status_t write_proxy_attrs(hid_t group, const char *schedule, int p, int m, int v)
+{
+    sp_status_t status = write_attr_str(group, "schedule", schedule);
+
+    if (status == SP_OK) {
+        status = write_attr_int(group, "pp", p);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "microbatches", m);
+    }
+    if (status == SP_OK) {
+        status = write_attr_int(group, "chunks", v);
+    }
+    return status;
+}
+
+sp_status_t sp_result_write_proxy_stages(sp_result_t *res, const sp_proxy_stage_row_t *rows,
+                                         size_t n, const char *schedule, int p, int m, int v)
+{
+    hid_t group = H5Gcreate2(res->file, "proxy", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t type = sp__result_proxy_stage_type();
+    hid_t ds;
+    uint64_t cur = 0;
+    sp_status_t status;
+
+    if (group < 0) {
+        H5Tclose(type);
+        return h5_fail("create /proxy");
+    }
+    ds = create_table(group, "stages", type, 1024);
+    status = ds < 0 ? h5_fail("create /proxy/stages") : append_rows(ds, type, &cur, rows, n);
+    if (ds >= 0) {
+        H5Dclose(ds);
+    }
+    if (status == SP_OK) {
+        status = write_proxy_attrs(group, schedule, p, m, v);
+    }
+    H5Tclose(type);
+    H5Gclose(group);
+    if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        status = h5_fail("flush");
+    }
+    return status;
+}
+
 const char *sp_result_path(const sp_result_t *res)
 {
     return res->path;

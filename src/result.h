@@ -84,6 +84,17 @@ typedef struct {
     int64_t sync_end_ns;
 } sp_clock_rank_t;
 
+/* One row of /proxy/stages: one pipeline stage in one measured step. Times in milliseconds. */
+typedef struct {
+    int32_t step;          /* measured step, 0.. (warm-up steps excluded) */
+    int32_t stage;         /* pipeline stage */
+    double step_ms;        /* max over stages of the step's wall time */
+    double busy_ms;        /* length of the union of the stage's compute intervals */
+    double bubble_ms;      /* step_ms - busy_ms */
+    double bubble_frac;    /* bubble_ms / step_ms */
+    double predicted_frac; /* the schedule's replay with the measured mean op times */
+} sp_proxy_stage_row_t;
+
 typedef struct sp_result sp_result_t;
 
 /* Root attributes written at creation. */
@@ -147,6 +158,11 @@ sp_status_t sp_result_resume(sp_result_t *res);
 sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows, size_t n,
                                   const char *method, int pings);
 
+/* /proxy/stages: the per-stage, per-step rows of the training proxy, with the schedule's name
+ * and its p, m and v as attributes of /proxy. */
+sp_status_t sp_result_write_proxy_stages(sp_result_t *res, const sp_proxy_stage_row_t *rows,
+                                         size_t n, const char *schedule, int p, int m, int v);
+
 /* Set the root attribute status ("complete", "partial" or "failed") and close. NULL is a no-op. */
 sp_status_t sp_result_close(sp_result_t *res, const char *status);
 
@@ -160,6 +176,7 @@ hid_t sp__result_topo_type(void);
 hid_t sp__result_event_type(void);     /* /timeline/events rows: sp_event_rec_t */
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
+hid_t sp__result_proxy_stage_type(void); /* /proxy/stages rows: sp_proxy_stage_row_t */
 
 /* Read a string attribute of obj into out; SP_ERR_FORMAT when missing. */
 sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen);
