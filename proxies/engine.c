@@ -208,8 +208,8 @@ static sp_status_t enqueue_recv(sp_pp_engine_t *e, size_t k, int from)
         st = o->stream_wait(e->be->state, s, ev_at(e, k - 1, 2));
     }
     if (st == SP_OK) {
-        st = o->stream_recv(e->be->state, s, e->recv_buf[fwd * N_COLORS + color],
-                            e->cfg.msg_bytes, peer, msg_tag(e, op->microbatch, consumer));
+        st = o->stream_recv(e->be->state, s, e->recv_buf[fwd * N_COLORS + color], e->cfg.msg_bytes,
+                            peer, msg_tag(e, op->microbatch, consumer));
     }
 
     if (st == SP_OK) {

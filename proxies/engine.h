@@ -1,6 +1,7 @@
-/* The pipeline-parallel engine of the training proxy: runs one stage's schedule (proxies/schedule.h)
- * on a backend's streams, computes on a compute stream and activations/gradients on dedicated
- * point-to-point streams, ordered by events, and measures every compute op's interval. */
+/* The pipeline-parallel engine of the training proxy: runs one stage's schedule
+ * (proxies/schedule.h) on a backend's streams, computes on a compute stream and
+ * activations/gradients on dedicated point-to-point streams, ordered by events, and measures every
+ * compute op's interval. */
 #ifndef SP_ENGINE_H
 #define SP_ENGINE_H
 

@@ -11,8 +11,8 @@
 #include "proxy_options.h"
 #include "runner.h"
 
-static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int *help_p,
-                               char *err, size_t errlen)
+static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int *help_p, char *err,
+                               size_t errlen)
 {
     return sp_proxy_opts_parse(argc, argv, first, opts, help_p, err, errlen);
 }
@@ -61,9 +61,10 @@ static void print_header(const sp_pp_config_t *cfg, int p, const sp_proxy_opts_t
            sp_schedule_kind_name(cfg->kind), p, cfg->m, cfg->v, (double)cfg->t_f_ns / 1e6,
            (double)cfg->t_b_ns / 1e6, cfg->msg_bytes);
     printf("# %ld warm-up step(s), %ld measured step(s); predicted: replay of the schedule with "
-           "the measured mean op times, zero communication\n", o->warmup_steps, o->steps);
-    printf("%6s %6s %12s %12s %12s %10s %10s\n", "step", "stage", "step_ms", "busy_ms",
-           "bubble_ms", "bubble", "predicted");
+           "the measured mean op times, zero communication\n",
+           o->warmup_steps, o->steps);
+    printf("%6s %6s %12s %12s %12s %10s %10s\n", "step", "stage", "step_ms", "busy_ms", "bubble_ms",
+           "bubble", "predicted");
 }
 
 static void print_rows(const sp_proxy_stage_row_t *rows, int p)
@@ -80,7 +81,7 @@ static void print_rows(const sp_proxy_stage_row_t *rows, int p)
 static void gather_rows(sp_ctx_t *ctx, int step, const sp_pp_metrics_t *m,
                         sp_proxy_stage_row_t *rows)
 {
-    sp_proxy_stage_row_t mine = {step,         ctx->rank,      m->step_ms,         m->busy_ms,
+    sp_proxy_stage_row_t mine = {step,         ctx->rank,      m->step_ms,       m->busy_ms,
                                  m->bubble_ms, m->bubble_frac, m->predicted_frac};
 
     MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, rows, (int)sizeof(mine), MPI_BYTE, 0,

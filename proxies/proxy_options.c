@@ -26,8 +26,7 @@ static const sp_opt_def_t proxy_defs[] = {
      "pipeline stages; 0: the world size (only pipeline parallelism is run: world = pp)", 0, 1e6,
      NULL, 0},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
-     "pipeline schedule: gpipe, 1f1b or interleaved (Megatron-LM's orders)", 0, -1, sched_names,
-     3},
+     "pipeline schedule: gpipe, 1f1b or interleaved (Megatron-LM's orders)", 0, -1, sched_names, 3},
     {"microbatches", 0, SP_OPT_INT, OFF(microbatches), "8", "N", "microbatches per step", 1, 1e5,
      NULL, 0},
     {"chunks", 0, SP_OPT_INT, OFF(chunks), "1", "N",
@@ -35,8 +34,8 @@ static const sp_opt_def_t proxy_defs[] = {
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
     {"steps", 'n', SP_OPT_INT, OFF(steps), "5", "N", "measured steps", 1, 1e6, NULL, 0},
-    {"warmup-steps", 'w', SP_OPT_INT, OFF(warmup_steps), "1", "N",
-     "steps run before measuring", 0, 1e6, NULL, 0},
+    {"warmup-steps", 'w', SP_OPT_INT, OFF(warmup_steps), "1", "N", "steps run before measuring", 0,
+     1e6, NULL, 0},
     {"backend", 0, SP_OPT_CHOICE, OFF(backend), "host", "NAME",
      "auto, host or nccl (the engine is tested on host streams)", 0, -1, sp_backend_names,
      SP_BACKEND_COUNT},
@@ -84,14 +83,15 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     sp_status_t status;
 
     memset(opts, 0, sizeof(*opts));
-    status = sp_opts_parse(&sp_proxy_opt_table, argc, argv, first, opts, help_p, NULL, err,
-                           errlen);
+    status = sp_opts_parse(&sp_proxy_opt_table, argc, argv, first, opts, help_p, NULL, err, errlen);
     if (status != SP_OK || *help_p) {
         return status;
     }
     if (sp_proxy_model(opts, &model) != SP_OK) {
-        snprintf(err, errlen, "unknown --model '%.64s' (gpt3-175b, llama3-8b, llama3-70b, "
-                 "llama3-405b)", opts->model);
+        snprintf(err, errlen,
+                 "unknown --model '%.64s' (gpt3-175b, llama3-8b, llama3-70b, "
+                 "llama3-405b)",
+                 opts->model);
         return SP_ERR_INVALID;
     }
     if (sp_model_check(&model, why, sizeof(why)) != SP_OK) {
@@ -109,22 +109,25 @@ sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, c
     sp_sched_kind_t kind = sp_proxy_sched_kind(opts);
 
     if (p != nranks) {
-        snprintf(err, errlen, "--pp %ld must equal the world size %d (tensor and data "
-                 "parallelism are not run yet)", p, nranks);
+        snprintf(err, errlen,
+                 "--pp %ld must equal the world size %d (tensor and data "
+                 "parallelism are not run yet)",
+                 p, nranks);
         return SP_ERR_INVALID;
     }
     if (sp_proxy_model(opts, &model) != SP_OK || model.layers % (p * opts->chunks) != 0) {
-        snprintf(err, errlen, "%ld layers do not divide into %ld stages x %ld chunks",
-                 model.layers, p, opts->chunks);
+        snprintf(err, errlen, "%ld layers do not divide into %ld stages x %ld chunks", model.layers,
+                 p, opts->chunks);
         return SP_ERR_INVALID;
     }
     if (sp_schedule_op_count(kind, (int)p, (int)opts->microbatches, (int)opts->chunks) == 0 ||
-        (kind == SP_SCHED_INTERLEAVED && (p < 2 || opts->chunks < 2 ||
-                                          opts->microbatches % p != 0))) {
-        snprintf(err, errlen, "schedule %s cannot run with pp %ld, %ld microbatches and %ld "
+        (kind == SP_SCHED_INTERLEAVED &&
+         (p < 2 || opts->chunks < 2 || opts->microbatches % p != 0))) {
+        snprintf(err, errlen,
+                 "schedule %s cannot run with pp %ld, %ld microbatches and %ld "
                  "chunks (gpipe and 1f1b: chunks 1; interleaved: pp >= 2, chunks >= 2, "
-                 "microbatches a multiple of pp)", sched_names[opts->schedule], p,
-                 opts->microbatches, opts->chunks);
+                 "microbatches a multiple of pp)",
+                 sched_names[opts->schedule], p, opts->microbatches, opts->chunks);
         return SP_ERR_INVALID;
     }
     return SP_OK;

@@ -15,14 +15,14 @@ typedef struct {
     long hidden;
     long seq;
     long micro_batch;
-    long pp;                   /* pipeline stages; 0: the world size */
-    int schedule;              /* index into the schedule names: gpipe, 1f1b, interleaved */
+    long pp;      /* pipeline stages; 0: the world size */
+    int schedule; /* index into the schedule names: gpipe, 1f1b, interleaved */
     long microbatches;
-    long chunks;               /* model chunks per stage (interleaved) */
-    double tflops;             /* device rate the compute times are derived from */
+    long chunks;   /* model chunks per stage (interleaved) */
+    double tflops; /* device rate the compute times are derived from */
     long steps;
     long warmup_steps;
-    int backend;               /* sp_backend_kind_t */
+    int backend; /* sp_backend_kind_t */
     char output[SP_OPT_STRLEN];
     int force;
 } sp_proxy_opts_t;
