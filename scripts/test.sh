@@ -5,4 +5,5 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SCALEPROBE_BUILD_DIR:-$top/build}
 SCALEPROBE_BUILD_DIR=$build "$top/scripts/build.sh" -DSCALEPROBE_WERROR=ON
 cd "$build"
-ctest --no-tests=error --output-on-failure -j2 "$@"
+# timing-sensitive acceptance tests (label timing) run on demand: ctest -L timing
+ctest --no-tests=error --output-on-failure -j2 -LE timing "$@"
