@@ -18,6 +18,9 @@ static const sp_opt_def_t proxy_defs[] = {
      1e6, NULL, 0},
     {"hidden", 0, SP_OPT_INT, OFF(hidden), "0", "N", "override the hidden size; 0: keep", 0, 1e7,
      NULL, 0},
+    {"ffn", 0, SP_OPT_INT, OFF(ffn), "0", "N",
+     "override the MLP size (the presets' is not scaled with --hidden); 0: keep", 0, 1e8, NULL,
+     0},
     {"seq", 0, SP_OPT_INT, OFF(seq), "0", "N", "override the sequence length; 0: keep", 0, 1e8,
      NULL, 0},
     {"micro-batch", 0, SP_OPT_INT, OFF(micro_batch), "0", "N",
@@ -69,6 +72,7 @@ sp_status_t sp_proxy_model(const sp_proxy_opts_t *opts, sp_model_t *model_p)
     }
     model.layers = opts->layers > 0 ? opts->layers : model.layers;
     model.hidden = opts->hidden > 0 ? opts->hidden : model.hidden;
+    model.ffn = opts->ffn > 0 ? opts->ffn : model.ffn;
     model.seq = opts->seq > 0 ? opts->seq : model.seq;
     model.micro_batch = opts->micro_batch > 0 ? opts->micro_batch : model.micro_batch;
     *model_p = model;

@@ -13,6 +13,7 @@ typedef struct {
     char model[SP_OPT_STRLEN]; /* preset name */
     long layers;               /* overrides; 0: the preset's */
     long hidden;
+    long ffn;
     long seq;
     long micro_batch;
     long pp;      /* pipeline stages; 0: the world size */
