@@ -3,6 +3,8 @@
  * only enqueues, the streams run concurrently, so communication overlaps compute for real. */
 #include "engine.h"
 
+#include "timeutil.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,7 @@ struct sp_pp_engine {
     char *send_buf;
     char *recv_buf[2 * N_COLORS]; /* one per receiving stream: contents are never read */
     sp_interval_t *iv;            /* compute intervals of the last step, ns from the reference */
+    int64_t ref_host_ns;          /* the reference's time on this host's monotonic clock */
 };
 
 /* Colour of the forward edge from stage a to stage a+1 (mod p); the backward edge from a+1 to a
@@ -302,6 +305,9 @@ static sp_status_t run_step(sp_pp_engine_t *e)
 
     MPI_Barrier(e->pp);
     st = e->be->ops->event_record(e->be->state, e->ev[3 * e->n_ops]);
+    /* a record by the calling thread completes at once: this is its time to within the clock
+     * read, and places the step's intervals on the host clock for the timeline */
+    e->ref_host_ns = (int64_t)sp_time_ns();
     for (size_t k = 0; k < e->n_ops && st == SP_OK; k++) {
         st = enqueue_op(e, k);
     }
@@ -309,6 +315,24 @@ static sp_status_t run_step(sp_pp_engine_t *e)
         st = sync_streams(e);
     }
     return st == SP_OK ? read_intervals(e) : st;
+}
+
+size_t sp_pp_engine_record(const sp_pp_engine_t *eng, int step, int rank, sp_timeline_t *tl)
+{
+    for (size_t k = 0; k < eng->n_ops; k++) {
+        static const sp_ev_kind_t kinds[] = {
+            [SP_SCHED_OP_F] = SP_EV_FORWARD, [SP_SCHED_OP_B] = SP_EV_BACKWARD,
+            [SP_SCHED_OP_W] = SP_EV_WGRAD};
+        sp_event_rec_t ev;
+        sp_event_init(&ev, rank, kinds[eng->ops[k].type]);
+        ev.step = step;
+        ev.microbatch = eng->ops[k].microbatch;
+        ev.chunk = eng->ops[k].chunk;
+        ev.start_ns = eng->ref_host_ns + eng->iv[k].start_ns;
+        ev.end_ns = eng->ref_host_ns + eng->iv[k].end_ns;
+        sp_timeline_record(tl, &ev);
+    }
+    return eng->n_ops;
 }
 
 void sp_pp_engine_op_means(const sp_pp_engine_t *eng, double *t_f_ns_p, double *t_b_ns_p)

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "schedule.h"
 #include "status.h"
+#include "timeline.h"
 
 typedef struct {
     sp_sched_kind_t kind; /* GPipe, 1F1B or interleaved (ZB-H1 is not run yet) */
@@ -48,6 +49,10 @@ void sp_pp_engine_destroy(sp_pp_engine_t *eng);
  * intervals, then (outside the timed part) the metrics: collective over pp. *metrics_p is set
  * only on success. */
 sp_status_t sp_pp_engine_step(sp_pp_engine_t *eng, sp_pp_metrics_t *metrics_p);
+
+/* Record the last step's compute ops of this stage on the timeline (kinds forward / backward,
+ * lane 0, step, microbatch, chunk) on this host's clock. Not collective. Returns how many ops it offered (a full timeline counts the rest as dropped). */
+size_t sp_pp_engine_record(const sp_pp_engine_t *eng, int step, int rank, sp_timeline_t *tl);
 
 /* Mean measured durations of this stage's forward and backward computes in the last step. */
 void sp_pp_engine_op_means(const sp_pp_engine_t *eng, double *t_f_ns_p, double *t_b_ns_p);

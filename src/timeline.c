@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const sp_ev_kind_names[SP_EV_KIND_COUNT] = {"coll", "batch", "compute", "send",
-                                                        "recv"};
+const char *const sp_ev_kind_names[SP_EV_KIND_COUNT] = {
+    "coll", "batch", "compute", "send", "recv", "forward", "backward", "wgrad"};
 
 sp_status_t sp_timeline_init(sp_timeline_t *tl, int rank, size_t capacity)
 {

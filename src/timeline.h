@@ -17,6 +17,9 @@ typedef enum {
     SP_EV_COMPUTE,      /* a compute op of a proxy */
     SP_EV_SEND,         /* point-to-point send of a proxy */
     SP_EV_RECV,
+    SP_EV_FORWARD,      /* a proxy's forward compute of one microbatch on one chunk */
+    SP_EV_BACKWARD,     /* its backward (input gradient) compute */
+    SP_EV_WGRAD,        /* its weight-gradient compute (ZB-H1) */
     SP_EV_KIND_COUNT
 } sp_ev_kind_t;
 

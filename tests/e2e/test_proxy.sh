@@ -10,10 +10,16 @@ for sched in "gpipe" "1f1b" "interleaved --chunks 2"; do
     --schedule $sched -O "$f" >"$TMP/out" 2>&1
   rc=$?
   rows=$(h5dump -H -d /proxy/stages "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
-  if [ "$rc" -eq 0 ] && [ "$rows" = "8" ] && h5dump -a /status "$f" | grep -q complete; then
-    ok "proxy --schedule $sched: complete, 8 rows (2 steps x 4 stages)"
+  chunks=1
+  case "$sched" in interleaved*) chunks=2 ;; esac
+  # every compute op on the timeline: 2 steps x 4 stages x (forward + backward) x 8 microbatches x chunks
+  want=$((2 * 4 * 2 * 8 * chunks))
+  events=$(h5dump -a /timeline/events "$f" 2>/dev/null | awk '/\(0\)/{print $2}')
+  if [ "$rc" -eq 0 ] && [ "$rows" = "8" ] && [ "$events" = "$want" ] &&
+    h5dump -a /status "$f" | grep -q complete; then
+    ok "proxy --schedule $sched: complete, 8 rows (2 steps x 4 stages), $events compute ops on the timeline"
   else
-    not_ok "proxy --schedule $sched: rc=$rc rows=$rows"
+    not_ok "proxy --schedule $sched: rc=$rc rows=$rows events=$events (want $want)"
     tail -5 "$TMP/out"
   fi
 done
