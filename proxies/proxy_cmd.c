@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "engine.h"
+#include "proxy_table.h"
 #include "log.h"
 #include "proxy_options.h"
 #include "runner.h"
@@ -65,18 +66,7 @@ static void print_header(const sp_pp_config_t *cfg, int p, const sp_proxy_opts_t
     printf("# %ld warm-up step(s), %ld measured step(s); predicted: replay of the schedule with "
            "the measured mean op times, zero communication\n",
            o->warmup_steps, o->steps);
-    printf("%6s %6s %12s %12s %12s %10s %10s\n", "step", "stage", "step_ms", "busy_ms", "bubble_ms",
-           "bubble", "predicted");
-}
-
-static void print_rows(const sp_proxy_stage_row_t *rows, int p)
-{
-    for (int r = 0; r < p; r++) {
-        const sp_proxy_stage_row_t *x = &rows[r];
-        printf("%6d %6d %12.3f %12.3f %12.3f %10.4f %10.4f\n", x->step, x->stage, x->step_ms,
-               x->busy_ms, x->bubble_ms, x->bubble_frac, x->predicted_frac);
-    }
-    fflush(stdout);
+    sp_proxy_table_header(stdout);
 }
 
 /* Gather every stage's metrics of one step into rows[0..p) on rank 0. Collective. */
@@ -108,7 +98,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, sp_pp_engi
             sp_proxy_stage_row_t *at = rows + (size_t)i * (size_t)ctx->nranks;
             gather_rows(ctx, (int)i, &m, at);
             if (ctx->rank == 0) {
-                print_rows(at, ctx->nranks);
+                sp_proxy_table_rows(stdout, at, (size_t)ctx->nranks);
             }
         }
     }
@@ -137,6 +127,7 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
     }
     st = run_steps(ctx, o, eng, rows);
     if (st == SP_OK && ctx->rank == 0) {
+        sp_proxy_table_summary(stdout, rows, n, ctx->nranks);
         st = sp_result_write_proxy_stages(ctx->result, rows, n, sp_schedule_kind_name(cfg.kind),
                                           ctx->nranks, cfg.m, cfg.v);
     }

@@ -117,6 +117,18 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
         H5Tclose(type);
         rd->wrong = p;
     }
+    if (status == SP_OK && H5Lexists(file, "/proxy", H5P_DEFAULT) > 0) {
+        hid_t g = H5Gopen2(file, "/proxy", H5P_DEFAULT);
+        type = sp__result_proxy_stage_type();
+        status = sp_reader_read_table(file, "/proxy/stages", type, sizeof(sp_proxy_stage_row_t),
+                                      &p, &rd->nproxy);
+        H5Tclose(type);
+        rd->proxy = p;
+        sp__result_read_attr(g, "schedule", rd->proxy_schedule, sizeof(rd->proxy_schedule));
+        sp__result_read_attr(g, "pp", buf, sizeof(buf));
+        rd->proxy_pp = (int)strtol(buf, NULL, 10);
+        H5Gclose(g);
+    }
     H5Fclose(file);
     if (status != SP_OK) {
         sp_reader_close(rd);
@@ -129,6 +141,8 @@ void sp_reader_close(sp_reader_t *rd)
     free(rd->ranks);
     free(rd->rows);
     free(rd->wrong);
+    free(rd->proxy);
+    rd->proxy = NULL;
     rd->ranks = NULL;
     rd->rows = NULL;
     rd->wrong = NULL;

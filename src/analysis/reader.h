@@ -27,6 +27,10 @@ typedef struct {
     size_t nrows;
     sp_coll_wrong_t *wrong;      /* /coll/wrong */
     size_t nwrong;
+    sp_proxy_stage_row_t *proxy; /* /proxy/stages (proxy files) */
+    size_t nproxy;
+    char proxy_schedule[32];     /* attributes of /proxy */
+    int proxy_pp;
 } sp_reader_t;
 
 /* Open and read path. Returns SP_ERR_FORMAT (with a logged reason) for files that are not

@@ -11,6 +11,7 @@
 #include "coll_table.h"
 #include "dtype.h"
 #include "launcher.h"
+#include "proxy_table.h"
 #include "skew.h"
 #include "stats.h"
 #include "tlread.h"
@@ -270,6 +271,15 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
             rd->backend);
     if (strcmp(rd->status, "complete") != 0) {
         fprintf(out, "# NOTE: the run did not complete; the points below are those it finished\n");
+    }
+    if (rd->nproxy > 0) {
+        fprintf(out, "# training proxy: schedule %s, %d pipeline stages\n", rd->proxy_schedule,
+                rd->proxy_pp);
+        sp_proxy_table_header(out);
+        sp_proxy_table_rows(out, rd->proxy, rd->nproxy);
+        sp_proxy_table_summary(out, rd->proxy, rd->nproxy, rd->proxy_pp);
+        print_arrivals(rd, out);
+        return;
     }
     if (rd->nrows == 0) {
         fprintf(out, "# no sweep points in this file\n");

@@ -24,6 +24,17 @@ for sched in "gpipe" "1f1b" "interleaved --chunks 2"; do
   fi
 done
 
+# report reads the proxy file back: the same rows and a per-stage summary against the prediction
+f="$TMP/p-1f1b.h5"
+"$SCALEPROBE" report "$f" >"$TMP/report" 2>&1
+if grep -q '^# training proxy: schedule 1f1b, 4 pipeline stages' "$TMP/report" &&
+  [ "$(grep -c '^# *[0-3] \+[0-9.]\+ \+0.2727' "$TMP/report")" = "4" ]; then
+  ok "report on a proxy file: the table and 4 stage summaries (predicted 0.2727 = 3/11)"
+else
+  not_ok "report on a proxy file"
+  cat "$TMP/report"
+fi
+
 for bad in "--layers 6 --chunks 2 --schedule interleaved" "--pp 3" "--model gpt5" "--schedule zb-h2"; do
   # shellcheck disable=SC2086
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
