@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: build if needed, run a 4-rank collective sweep on the host backend, write the
-# result file under results/, print the table and then the report read back from the file.
+# The main job: build if needed, run a 4-rank collective sweep and a 4-stage pipeline proxy on the
+# host backend, write their result files under results/, print each table and then the report
+# read back from the file.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SCALEPROBE_BUILD_DIR:-$top/build}
@@ -14,6 +15,15 @@ out="$results/coll-$(date -u +%Y%m%d-%H%M%S)-$$.h5"
 echo "== scaleprobe coll: $np ranks, host backend, every collective, 8 B .. 1 MiB"
 SCALEPROBE_BUILD_DIR=$build "$top/scripts/mpirun.sh" "$np" coll --backend host -c all \
   -b 8 -e 1M -f 4 --max-time 0.5 -O "$out"
+echo
+echo "== scaleprobe report $out"
+"$build/scaleprobe" report "$out"
+
+out="$results/proxy-$(date -u +%Y%m%d-%H%M%S)-$$.h5"
+echo
+echo "== scaleprobe proxy: 4 pipeline stages, 1F1B, 8 microbatches, host streams"
+SCALEPROBE_BUILD_DIR=$build "$top/scripts/mpirun.sh" "$np" proxy --hidden 512 --ffn 2048 \
+  --seq 256 --layers 8 --tflops 1 --schedule 1f1b --microbatches 8 --steps 3 -O "$out"
 echo
 echo "== scaleprobe report $out"
 "$build/scaleprobe" report "$out"
