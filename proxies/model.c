@@ -17,56 +17,19 @@
  * - llama3-405b: Llama 3.1 405B (Dubey et al. 2024, "The Llama 3 Herd of Models", table 3, and
  *   its config.json): hidden 16384, FFN 53248, 126 layers, 128 heads, 8 key/value heads,
  *   vocabulary 128256. Pre-training ran at 8192 tokens before the long-context stage. */
+/* One row per preset; every preset has micro-batch 1, bfloat16 and the full-s² convention. */
+#define SP_PRESET(n_, h_, l_, heads_, ffn_, s_, v_, kv_, gated_)                                  \
+    {.name = n_, .hidden = h_, .layers = l_, .heads = heads_, .ffn = ffn_, .seq = s_,             \
+     .micro_batch = 1, .vocab = v_, .kv_heads = kv_, .gated_mlp = gated_,                         \
+     .dtype = SP_DTYPE_BFLOAT16, .causal = 0}
 static const sp_model_t model_presets[] = {
-    {.name = "gpt3-175b",
-     .hidden = 12288,
-     .layers = 96,
-     .heads = 96,
-     .ffn = 4 * 12288,
-     .seq = 2048,
-     .micro_batch = 1,
-     .vocab = 50257,
-     .kv_heads = 96,
-     .gated_mlp = 0,
-     .dtype = SP_DTYPE_BFLOAT16,
-     .causal = 0},
-    {.name = "llama3-8b",
-     .hidden = 4096,
-     .layers = 32,
-     .heads = 32,
-     .ffn = 14336,
-     .seq = 8192,
-     .micro_batch = 1,
-     .vocab = 128256,
-     .kv_heads = 8,
-     .gated_mlp = 1,
-     .dtype = SP_DTYPE_BFLOAT16,
-     .causal = 0},
-    {.name = "llama3-70b",
-     .hidden = 8192,
-     .layers = 80,
-     .heads = 64,
-     .ffn = 28672,
-     .seq = 8192,
-     .micro_batch = 1,
-     .vocab = 128256,
-     .kv_heads = 8,
-     .gated_mlp = 1,
-     .dtype = SP_DTYPE_BFLOAT16,
-     .causal = 0},
-    {.name = "llama3-405b",
-     .hidden = 16384,
-     .layers = 126,
-     .heads = 128,
-     .ffn = 53248,
-     .seq = 8192,
-     .micro_batch = 1,
-     .vocab = 128256,
-     .kv_heads = 8,
-     .gated_mlp = 1,
-     .dtype = SP_DTYPE_BFLOAT16,
-     .causal = 0},
+    /*         name           hidden  layers heads  ffn        seq   vocab   kv  gated */
+    SP_PRESET("gpt3-175b",   12288, 96,  96,  4 * 12288, 2048, 50257,  96, 0),
+    SP_PRESET("llama3-8b",   4096,  32,  32,  14336,     8192, 128256, 8,  1),
+    SP_PRESET("llama3-70b",  8192,  80,  64,  28672,     8192, 128256, 8,  1),
+    SP_PRESET("llama3-405b", 16384, 126, 128, 53248,     8192, 128256, 8,  1),
 };
+#undef SP_PRESET
 
 #define MODEL_PRESET_COUNT ((int)(sizeof(model_presets) / sizeof(model_presets[0])))
 

@@ -92,10 +92,13 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
         return status;
     }
     if (sp_proxy_model(opts, &model) != SP_OK) {
-        snprintf(err, errlen,
-                 "unknown --model '%.64s' (gpt3-175b, llama3-8b, llama3-70b, "
-                 "llama3-405b)",
-                 opts->model);
+        char known[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < sp_model_preset_count() && used < sizeof(known); i++) {
+            used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", i ? ", " : "",
+                                     sp_model_preset_name(i));
+        }
+        snprintf(err, errlen, "unknown --model '%.64s' (%s)", opts->model, known);
         return SP_ERR_INVALID;
     }
     if (sp_model_check(&model, why, sizeof(why)) != SP_OK) {
