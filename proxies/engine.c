@@ -1,10 +1,9 @@
-/* Pipeline engine: one stage's op list on a compute stream and point-to-point streams. Each op
- * enqueues recv -> (event) -> compute between two records -> (event) -> send; the host thread
- * only enqueues, the streams run concurrently, so communication overlaps compute for real. */
+/* The proxy engine: a program's tasks on one stream per lane. Each task enqueues, on its lane's
+ * stream, a wait for every dependency on another lane, a start record, the task and an end
+ * record; the host thread only enqueues, the streams run concurrently. */
 #include "engine.h"
 
-#include "timeutil.h"
-
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,304 +11,293 @@
 #include "intervals.h"
 #include "log.h"
 #include "replay.h"
+#include "timeutil.h"
 
-#define N_COLORS 3 /* edge colours of the stage ring: 0/1 by parity, 2 for the wrap of odd p */
+/* Entries one host stream queues before the enqueuing thread blocks (host_stream.c); a step
+ * must fit, or the enqueuing thread of one rank could wait on a peer that waits on it. */
+#define LANE_QUEUE_MAX 4000
 
-struct sp_pp_engine {
+struct sp_engine {
     const sp_backend_t *be;
-    MPI_Comm pp;
-    int p, stage;
-    sp_pp_config_t cfg;
-    sp_sched_op_t *ops;
-    size_t n_ops;
-    sp_event_t **ev; /* 3 per op: recv done, compute start, compute end; then the reference */
-    sp_stream_t *compute;
-    sp_stream_t *fwd[N_COLORS];
-    sp_stream_t *bwd[N_COLORS];
-    char *send_buf;
-    char *recv_buf[2 * N_COLORS]; /* one per receiving stream: contents are never read */
-    sp_interval_t *iv;            /* compute intervals of the last step, ns from the reference */
-    int64_t ref_host_ns;          /* the reference's time on this host's monotonic clock */
+    sp_engine_comms_t comms;
+    sp_program_config_t cfg;
+    sp_program_t prog;
+    int rank, world, stage, dp_rank, tp_rank;
+    uint64_t max_tasks;     /* over all ranks: sizes the timeline's seq space */
+    sp_event_t **ev;        /* 2 per task (start, end), then the reference */
+    sp_stream_t *lane[SP_LANE_COUNT];
+    void *send_buf[SP_LANE_COUNT];
+    void *recv_buf[SP_LANE_COUNT];
+    sp_interval_t *iv;      /* per task, ns from the reference */
+    sp_interval_t *scratch; /* 2 * n tasks */
+    int64_t ref_host_ns;
 };
 
-/* Colour of the forward edge from stage a to stage a+1 (mod p); the backward edge from a+1 to a
- * has the same colour. At every stage the incoming and outgoing edges differ in colour, so a
- * stream only sends or only receives and cannot block its own receives behind a send. */
-static int edge_color(int p, int a)
+static int lane_used(const sp_engine_t *e, int lane)
 {
-    return (p % 2 == 1 && a == p - 1) ? 2 : a % 2;
+    switch (sp_lane_class(lane)) {
+    case SP_LANE_CLASS_TP:
+        return e->cfg.tp > 1;
+    case SP_LANE_CLASS_DP:
+        return e->cfg.dp > 1;
+    default:
+        return 1; /* compute, and every PP lane: the PP group creates them together */
+    }
 }
 
-static sp_event_t *ev_at(const sp_pp_engine_t *e, size_t k, int which)
+static MPI_Comm lane_comm(const sp_engine_t *e, int lane)
 {
-    return e->ev[3 * k + (size_t)which];
+    switch (sp_lane_group(lane)) {
+    case SP_GROUP_TP:
+        return e->comms.tp;
+    case SP_GROUP_PP:
+        return e->comms.pp;
+    case SP_GROUP_DP:
+        return e->comms.dp;
+    default:
+        return MPI_COMM_NULL;
+    }
 }
 
-static sp_status_t create_streams(sp_pp_engine_t *e)
+static sp_status_t create_streams(sp_engine_t *e)
 {
-    const sp_backend_ops_t *o = e->be->ops;
-    sp_status_t st = o->stream_create(e->be->state, e->pp, &e->compute);
+    sp_status_t st = SP_OK;
 
-    for (int c = 0; c < N_COLORS && st == SP_OK; c++) {
-        st = o->stream_create(e->be->state, e->pp, &e->fwd[c]);
-        if (st == SP_OK) {
-            st = o->stream_create(e->be->state, e->pp, &e->bwd[c]);
+    /* the same lanes in the same order on every rank: each creation is collective over its
+     * group, and every member of a group uses the same lanes */
+    for (int l = 0; l < SP_LANE_COUNT && st == SP_OK; l++) {
+        if (lane_used(e, l)) {
+            st = e->be->ops->stream_create(e->be->state, lane_comm(e, l), &e->lane[l]);
         }
     }
     return st;
 }
 
-static sp_status_t create_buffers(sp_pp_engine_t *e)
+static sp_status_t check_program(const sp_engine_t *e)
 {
-    size_t n_ev = 3 * e->n_ops + 1;
-    size_t bytes = e->cfg.msg_bytes > 0 ? e->cfg.msg_bytes : 1;
-
-    e->ev = calloc(n_ev, sizeof(*e->ev));
-    e->iv = calloc(e->n_ops, sizeof(*e->iv));
-    e->send_buf = calloc(1, bytes);
-    if (e->ev == NULL || e->iv == NULL || e->send_buf == NULL) {
-        return SP_ERR_NOMEM;
-    }
-    for (int i = 0; i < 2 * N_COLORS; i++) {
-        e->recv_buf[i] = calloc(1, bytes);
-        if (e->recv_buf[i] == NULL) {
-            return SP_ERR_NOMEM;
+    for (int l = 0; l < SP_LANE_COUNT; l++) {
+        size_t n = sp_program_lane_entries(&e->prog, l);
+        if (n > LANE_QUEUE_MAX) {
+            sp_error("proxy: one step needs %zu operations on lane %d of rank %d, more than the "
+                     "%d a stream queues; use fewer microbatches or layers per stage",
+                     n, l, e->rank, LANE_QUEUE_MAX);
+            return SP_ERR_INVALID;
         }
-    }
-    for (size_t i = 0; i < n_ev; i++) {
-        sp_status_t st = e->be->ops->event_create(e->be->state, &e->ev[i]);
-        if (st != SP_OK) {
-            return st;
+        if (n > 0 && e->lane[l] == NULL && !lane_used(e, l)) {
+            sp_error("proxy: program uses lane %d without its group", l);
+            return SP_ERR_INVALID;
         }
     }
     return SP_OK;
 }
 
-static sp_status_t build_ops(sp_pp_engine_t *e)
+static sp_status_t create_buffers(sp_engine_t *e)
 {
-    size_t max = sp_schedule_op_count(e->cfg.kind, e->p, e->cfg.m, e->cfg.v);
+    const sp_backend_ops_t *o = e->be->ops;
+    size_t n_ev = 2 * e->prog.n + 1;
+    size_t need[SP_LANE_COUNT] = {0};
+    sp_status_t st = SP_OK;
 
-    if (e->cfg.kind == SP_SCHED_ZBH1) {
-        sp_error("proxy engine: schedule zb-h1 is not supported yet");
-        return SP_ERR_INVALID;
-    }
-    if (max == 0) {
-        sp_error("proxy engine: invalid schedule %s with p=%d m=%d v=%d",
-                 sp_schedule_kind_name(e->cfg.kind), e->p, e->cfg.m, e->cfg.v);
-        return SP_ERR_INVALID;
-    }
-    e->ops = calloc(max, sizeof(*e->ops));
-    if (e->ops == NULL) {
+    e->ev = calloc(n_ev, sizeof(*e->ev));
+    e->iv = calloc(e->prog.n + 1, sizeof(*e->iv));
+    e->scratch = calloc(2 * e->prog.n + 2, sizeof(*e->scratch));
+    if (e->ev == NULL || e->iv == NULL || e->scratch == NULL) {
         return SP_ERR_NOMEM;
     }
-    return sp_schedule_build(e->cfg.kind, e->p, e->cfg.m, e->cfg.v, e->stage, e->ops, max,
-                             &e->n_ops);
+    for (size_t i = 0; i < e->prog.n; i++) {
+        const sp_task_t *t = &e->prog.tasks[i];
+        need[t->lane] = t->bytes > need[t->lane] ? t->bytes : need[t->lane];
+    }
+    for (int l = 0; l < SP_LANE_COUNT && st == SP_OK; l++) {
+        if (l == SP_LANE_COMPUTE || !lane_used(e, l)) {
+            continue;
+        }
+        st = o->mem_alloc(e->be->state, need[l] > 0 ? need[l] : 1, &e->send_buf[l]);
+        if (st == SP_OK) {
+            st = o->mem_alloc(e->be->state, need[l] > 0 ? need[l] : 1, &e->recv_buf[l]);
+        }
+    }
+    for (size_t i = 0; i < n_ev && st == SP_OK; i++) {
+        st = o->event_create(e->be->state, &e->ev[i]);
+    }
+    return st;
 }
 
-sp_status_t sp_pp_engine_create(const sp_backend_t *be, MPI_Comm pp, const sp_pp_config_t *cfg,
-                                sp_pp_engine_t **eng_p)
+sp_status_t sp_engine_create(const sp_backend_t *be, const sp_engine_comms_t *comms,
+                             const sp_program_config_t *cfg, sp_engine_t **eng_p)
 {
-    sp_pp_engine_t *e = calloc(1, sizeof(*e));
+    sp_engine_t *e = calloc(1, sizeof(*e));
+    uint64_t n;
     sp_status_t st;
 
     if (e == NULL) {
-        return sp_agree(pp, SP_ERR_NOMEM);
+        return sp_agree(comms->world, SP_ERR_NOMEM);
     }
     e->be = be;
-    e->pp = pp;
+    e->comms = *comms;
     e->cfg = *cfg;
-    MPI_Comm_size(pp, &e->p);
-    MPI_Comm_rank(pp, &e->stage);
-    st = sp_agree(pp, build_ops(e));
+    MPI_Comm_rank(comms->world, &e->rank);
+    MPI_Comm_size(comms->world, &e->world);
+    MPI_Comm_rank(comms->pp, &e->stage);
+    MPI_Comm_rank(comms->dp, &e->dp_rank);
+    MPI_Comm_rank(comms->tp, &e->tp_rank);
+    e->cfg.stage = e->stage;
+    st = sp_agree(comms->world, sp_program_build(&e->cfg, &e->prog));
+    n = e->prog.n;
+    MPI_Allreduce(&n, &e->max_tasks, 1, MPI_UINT64_T, MPI_MAX, comms->world);
     if (st == SP_OK) {
-        st = sp_agree(pp, create_buffers(e));
+        st = sp_agree(comms->world, create_buffers(e));
     }
     if (st == SP_OK) {
-        st = sp_agree(pp, create_streams(e));
+        st = sp_agree(comms->world, create_streams(e));
+    }
+    if (st == SP_OK) {
+        st = sp_agree(comms->world, check_program(e));
     }
     if (st != SP_OK) {
-        sp_pp_engine_destroy(e);
+        sp_engine_destroy(e);
         return st;
     }
     *eng_p = e;
     return SP_OK;
 }
 
-static void destroy_streams(sp_pp_engine_t *e)
+void sp_engine_destroy(sp_engine_t *eng)
 {
-    const sp_backend_ops_t *o = e->be->ops;
+    const sp_backend_ops_t *o;
 
-    /* reverse order of creation, the same on every rank (destroy is collective) */
-    for (int c = N_COLORS - 1; c >= 0; c--) {
-        if (e->bwd[c] != NULL) {
-            o->stream_destroy(e->be->state, e->bwd[c]);
-        }
-        if (e->fwd[c] != NULL) {
-            o->stream_destroy(e->be->state, e->fwd[c]);
-        }
-    }
-    if (e->compute != NULL) {
-        o->stream_destroy(e->be->state, e->compute);
-    }
-}
-
-void sp_pp_engine_destroy(sp_pp_engine_t *eng)
-{
     if (eng == NULL) {
         return;
     }
-    destroy_streams(eng);
+    o = eng->be->ops;
+    for (int l = SP_LANE_COUNT - 1; l >= 0; l--) { /* the same order on every rank */
+        if (eng->lane[l] != NULL) {
+            o->stream_destroy(eng->be->state, eng->lane[l]);
+        }
+        if (eng->send_buf[l] != NULL) {
+            o->mem_free(eng->be->state, eng->send_buf[l]);
+        }
+        if (eng->recv_buf[l] != NULL) {
+            o->mem_free(eng->be->state, eng->recv_buf[l]);
+        }
+    }
     if (eng->ev != NULL) {
-        for (size_t i = 0; i < 3 * eng->n_ops + 1; i++) {
+        for (size_t i = 0; i < 2 * eng->prog.n + 1; i++) {
             if (eng->ev[i] != NULL) {
-                eng->be->ops->event_destroy(eng->be->state, eng->ev[i]);
+                o->event_destroy(eng->be->state, eng->ev[i]);
             }
         }
     }
-    for (int i = 0; i < 2 * N_COLORS; i++) {
-        free(eng->recv_buf[i]);
-    }
-    free(eng->send_buf);
+    sp_program_free(&eng->prog);
+    free(eng->scratch);
     free(eng->iv);
     free(eng->ev);
-    free(eng->ops);
     free(eng);
 }
 
-/* The neighbour of an op in the virtual pipeline (V = p*v stages, virtual stage chunk*p+stage):
- * a forward receives from s-1 and sends to s+1, a backward the reverse. -1: none. */
-static int virtual_peer(const sp_pp_engine_t *e, const sp_sched_op_t *op, int dir)
+const sp_program_t *sp_engine_program(const sp_engine_t *eng)
 {
-    int s = op->chunk * e->p + e->stage;
-    int step = op->type == SP_SCHED_OP_F ? 1 : -1;
-    int t = s + dir * step;
-
-    return (t >= 0 && t < e->p * e->cfg.v) ? t : -1;
+    return &eng->prog;
 }
 
-/* Tag: microbatch and the virtual stage that consumes the message; both ends compute it. */
-static int msg_tag(const sp_pp_engine_t *e, int mb, int consumer)
+static sp_status_t enqueue_coll(sp_engine_t *e, const sp_task_t *t, sp_stream_t *s)
 {
-    return mb * e->p * e->cfg.v + consumer;
+    int tp = sp_lane_group(t->lane) == SP_GROUP_TP;
+    sp_coll_args_t a;
+
+    memset(&a, 0, sizeof(a));
+    a.kind = (sp_coll_kind_t)t->coll;
+    a.rank = tp ? e->tp_rank : e->dp_rank;
+    a.nranks = tp ? e->cfg.tp : e->cfg.dp;
+    a.dtype = e->cfg.dtype;
+    a.redop = SP_REDOP_SUM;
+    sp_coll_get(a.kind)->get_counts(t->count, sp_dtype_size(a.dtype), a.nranks, &a.counts);
+    return e->be->ops->stream_coll(e->be->state, s, &a, e->send_buf[t->lane],
+                                   e->recv_buf[t->lane]);
 }
 
-static sp_status_t enqueue_recv(sp_pp_engine_t *e, size_t k, int from)
+static sp_status_t enqueue_task(sp_engine_t *e, size_t i)
 {
     const sp_backend_ops_t *o = e->be->ops;
-    const sp_sched_op_t *op = &e->ops[k];
-    int peer = from % e->p;
-    int fwd = op->type == SP_SCHED_OP_F;
-    int color = fwd ? edge_color(e->p, peer) : edge_color(e->p, e->stage);
-    sp_stream_t *s = fwd ? e->fwd[color] : e->bwd[color];
-    int consumer = op->chunk * e->p + e->stage;
+    void *bs = e->be->state;
+    const sp_task_t *t = &e->prog.tasks[i];
+    sp_stream_t *s = e->lane[t->lane];
     sp_status_t st = SP_OK;
 
-    /* Post the receive only once the compute stream is about to need it: a blocking receive
-     * polls, and ranks sharing cores would lose the compute deadlines to polling threads. Small
-     * messages have arrived eagerly by then, so this adds no wait on the critical path. */
-    if (k > 0) {
-        st = o->stream_wait(e->be->state, s, ev_at(e, k - 1, 2));
+    for (int d = 0; d < t->ndeps && st == SP_OK; d++) {
+        if (e->prog.tasks[t->deps[d]].lane != t->lane) {
+            st = o->stream_wait(bs, s, e->ev[2 * (size_t)t->deps[d] + 1]);
+        }
     }
     if (st == SP_OK) {
-        st = o->stream_recv(e->be->state, s, e->recv_buf[fwd * N_COLORS + color], e->cfg.msg_bytes,
-                            peer, msg_tag(e, op->microbatch, consumer));
-    }
-
-    if (st == SP_OK) {
-        st = o->stream_record(e->be->state, s, ev_at(e, k, 0));
+        st = o->stream_record(bs, s, e->ev[2 * i]);
     }
     if (st == SP_OK) {
-        st = o->stream_wait(e->be->state, e->compute, ev_at(e, k, 0));
+        switch (t->kind) {
+        case SP_TASK_COMPUTE:
+            st = o->stream_compute(bs, s, t->dur_ns);
+            break;
+        case SP_TASK_COLL:
+            st = enqueue_coll(e, t, s);
+            break;
+        case SP_TASK_SEND:
+            st = o->stream_send(bs, s, e->send_buf[t->lane], t->bytes, t->peer, t->tag);
+            break;
+        default:
+            st = o->stream_recv(bs, s, e->recv_buf[t->lane], t->bytes, t->peer, t->tag);
+            break;
+        }
+    }
+    if (st == SP_OK) {
+        st = o->stream_record(bs, s, e->ev[2 * i + 1]);
     }
     return st;
 }
 
-static sp_status_t enqueue_send(sp_pp_engine_t *e, size_t k, int to)
+static sp_status_t sync_streams(sp_engine_t *e)
 {
-    const sp_backend_ops_t *o = e->be->ops;
-    const sp_sched_op_t *op = &e->ops[k];
-    int peer = to % e->p;
-    int fwd = op->type == SP_SCHED_OP_F;
-    int color = fwd ? edge_color(e->p, e->stage) : edge_color(e->p, peer);
-    sp_stream_t *s = fwd ? e->fwd[color] : e->bwd[color];
-    sp_status_t st = o->stream_wait(e->be->state, s, ev_at(e, k, 2));
+    sp_status_t st = SP_OK;
 
-    if (st == SP_OK) {
-        st = o->stream_send(e->be->state, s, e->send_buf, e->cfg.msg_bytes, peer,
-                            msg_tag(e, op->microbatch, to));
+    for (int l = 0; l < SP_LANE_COUNT; l++) {
+        if (e->lane[l] != NULL) {
+            sp_status_t s = e->be->ops->stream_sync(e->be->state, e->lane[l]);
+            st = st != SP_OK ? st : s;
+        }
     }
     return st;
 }
 
-static sp_status_t enqueue_op(sp_pp_engine_t *e, size_t k)
+static sp_status_t read_intervals(sp_engine_t *e)
 {
-    const sp_backend_ops_t *o = e->be->ops;
-    const sp_sched_op_t *op = &e->ops[k];
-    uint64_t dur = op->type == SP_SCHED_OP_F ? e->cfg.t_f_ns : e->cfg.t_b_ns;
-    int from = virtual_peer(e, op, -1);
-    int to = virtual_peer(e, op, 1);
-    sp_status_t st = from >= 0 ? enqueue_recv(e, k, from) : SP_OK;
+    sp_event_t *ref = e->ev[2 * e->prog.n];
 
-    if (st == SP_OK) {
-        st = o->stream_record(e->be->state, e->compute, ev_at(e, k, 1));
-    }
-    if (st == SP_OK) {
-        st = o->stream_compute(e->be->state, e->compute, dur);
-    }
-    if (st == SP_OK) {
-        st = o->stream_record(e->be->state, e->compute, ev_at(e, k, 2));
-    }
-    if (st == SP_OK && to >= 0) {
-        st = enqueue_send(e, k, to);
-    }
-    return st;
-}
-
-static sp_status_t sync_streams(sp_pp_engine_t *e)
-{
-    const sp_backend_ops_t *o = e->be->ops;
-    sp_status_t st = o->stream_sync(e->be->state, e->compute);
-
-    for (int c = 0; c < N_COLORS; c++) {
-        sp_status_t a = o->stream_sync(e->be->state, e->fwd[c]);
-        sp_status_t b = o->stream_sync(e->be->state, e->bwd[c]);
-        st = st != SP_OK ? st : (a != SP_OK ? a : b);
-    }
-    return st;
-}
-
-static sp_status_t read_intervals(sp_pp_engine_t *e)
-{
-    const sp_backend_ops_t *o = e->be->ops;
-    sp_event_t *ref = e->ev[3 * e->n_ops];
-
-    for (size_t k = 0; k < e->n_ops; k++) {
+    for (size_t i = 0; i < e->prog.n; i++) {
         uint64_t a = 0, b = 0;
-        sp_status_t st = o->event_elapsed_ns(e->be->state, ref, ev_at(e, k, 1), &a);
+        sp_status_t st = e->be->ops->event_elapsed_ns(e->be->state, ref, e->ev[2 * i], &a);
         if (st == SP_OK) {
-            st = o->event_elapsed_ns(e->be->state, ref, ev_at(e, k, 2), &b);
+            st = e->be->ops->event_elapsed_ns(e->be->state, ref, e->ev[2 * i + 1], &b);
         }
         if (st != SP_OK) {
             return st;
         }
-        e->iv[k].start_ns = (int64_t)a;
-        e->iv[k].end_ns = (int64_t)b;
+        e->iv[i].start_ns = (int64_t)a;
+        e->iv[i].end_ns = (int64_t)b;
     }
     return SP_OK;
 }
 
 /* The timed part: nothing is allocated or printed between the reference record and the sync. */
-static sp_status_t run_step(sp_pp_engine_t *e)
+static sp_status_t run_step(sp_engine_t *e)
 {
     sp_status_t st;
 
-    MPI_Barrier(e->pp);
-    st = e->be->ops->event_record(e->be->state, e->ev[3 * e->n_ops]);
+    MPI_Barrier(e->comms.world);
+    st = e->be->ops->event_record(e->be->state, e->ev[2 * e->prog.n]);
     /* a record by the calling thread completes at once: this is its time to within the clock
      * read, and places the step's intervals on the host clock for the timeline */
     e->ref_host_ns = (int64_t)sp_time_ns();
-    for (size_t k = 0; k < e->n_ops && st == SP_OK; k++) {
-        st = enqueue_op(e, k);
+    for (size_t i = 0; i < e->prog.n && st == SP_OK; i++) {
+        st = enqueue_task(e, i);
     }
     if (st == SP_OK) {
         st = sync_streams(e);
@@ -317,58 +305,98 @@ static sp_status_t run_step(sp_pp_engine_t *e)
     return st == SP_OK ? read_intervals(e) : st;
 }
 
-size_t sp_pp_engine_record(const sp_pp_engine_t *eng, int step, int rank, sp_timeline_t *tl)
+size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
 {
-    for (size_t k = 0; k < eng->n_ops; k++) {
-        static const sp_ev_kind_t kinds[] = {
-            [SP_SCHED_OP_F] = SP_EV_FORWARD, [SP_SCHED_OP_B] = SP_EV_BACKWARD,
-            [SP_SCHED_OP_W] = SP_EV_WGRAD};
+    for (size_t i = 0; i < eng->prog.n; i++) {
+        const sp_task_t *t = &eng->prog.tasks[i];
         sp_event_rec_t ev;
-        sp_event_init(&ev, rank, kinds[eng->ops[k].type]);
+        sp_event_init(&ev, eng->rank, (sp_ev_kind_t)t->ev_kind);
+        ev.lane = t->lane;
+        ev.op = t->coll;
+        ev.dtype = t->kind == SP_TASK_COLL ? (int16_t)eng->cfg.dtype : -1;
         ev.step = step;
-        ev.microbatch = eng->ops[k].microbatch;
-        ev.chunk = eng->ops[k].chunk;
-        ev.start_ns = eng->ref_host_ns + eng->iv[k].start_ns;
-        ev.end_ns = eng->ref_host_ns + eng->iv[k].end_ns;
+        ev.microbatch = t->microbatch;
+        ev.chunk = t->chunk;
+        ev.layer = t->layer;
+        ev.bucket = t->bucket;
+        ev.peer = t->peer;
+        ev.bytes = t->bytes;
+        ev.flops = t->flops;
+        if (t->kind == SP_TASK_COLL) {
+            /* one instance per group, task and step: TP and DP families, the group's colour */
+            int dp = sp_lane_group(t->lane) == SP_GROUP_DP;
+            uint64_t color = (uint64_t)(dp ? eng->comms.dp_color : eng->comms.tp_color);
+            ev.seq = (((uint64_t)step * 2u + (uint64_t)dp) * (uint64_t)eng->world + color) *
+                         eng->max_tasks + i;
+        }
+        ev.start_ns = eng->ref_host_ns + eng->iv[i].start_ns;
+        ev.end_ns = eng->ref_host_ns + eng->iv[i].end_ns;
         sp_timeline_record(tl, &ev);
     }
-    return eng->n_ops;
+    return eng->prog.n;
 }
 
-void sp_pp_engine_op_means(const sp_pp_engine_t *eng, double *t_f_ns_p, double *t_b_ns_p)
+/* Union list of this rank's intervals of one lane class (all communication when cls < 0) into
+ * out (room for n tasks); returns its length. */
+static size_t class_union(const sp_engine_t *e, int cls, sp_interval_t *out)
 {
-    double sum[2] = {0.0, 0.0};
-    double cnt[2] = {0.0, 0.0};
+    size_t k = 0, nu = 0;
 
-    for (size_t k = 0; k < eng->n_ops; k++) {
-        int b = eng->ops[k].type != SP_SCHED_OP_F;
-        sum[b] += (double)(eng->iv[k].end_ns - eng->iv[k].start_ns);
-        cnt[b] += 1.0;
+    for (size_t i = 0; i < e->prog.n; i++) {
+        int c = sp_lane_class(e->prog.tasks[i].lane);
+        if (cls < 0 ? c != SP_LANE_CLASS_COMPUTE : c == cls) {
+            out[k++] = e->iv[i];
+        }
     }
-    *t_f_ns_p = cnt[0] > 0 ? sum[0] / cnt[0] : 0.0;
-    *t_b_ns_p = cnt[1] > 0 ? sum[1] / cnt[1] : 0.0;
+    sp_intervals_union(out, k, out, &nu);
+    return nu;
 }
 
-/* Replay every stage's op list with the given durations; this stage's idle / makespan. */
-static sp_status_t predict(const sp_pp_engine_t *e, double t_f_ns, double t_b_ns, double *frac_p)
+/* Span (first start to last end of its compute tasks) of each of this rank's schedule ops,
+ * summed by type into sums[type], with counts[type]. */
+static void op_spans(const sp_engine_t *e, double sums[3], double counts[3])
 {
-    int p = e->p;
-    size_t n = e->n_ops;
-    sp_sched_op_t *all = calloc((size_t)p * n, sizeof(*all));
-    const sp_sched_op_t **lists = calloc((size_t)p, sizeof(*lists));
-    size_t *counts = calloc((size_t)p, sizeof(*counts));
-    int64_t *idle = calloc((size_t)p, sizeof(*idle));
-    sp_replay_cost_t cost = {(int64_t)(t_f_ns + 0.5), (int64_t)(t_b_ns + 0.5), 0};
+    const sp_program_t *p = &e->prog;
+    sp_interval_t *span = e->scratch; /* n_sched_ops <= n tasks entries */
+
+    for (size_t k = 0; k < p->n_sched_ops; k++) {
+        span[k].start_ns = INT64_MAX;
+        span[k].end_ns = INT64_MIN;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        const sp_task_t *t = &p->tasks[i];
+        if (t->kind == SP_TASK_COMPUTE && t->sched_op >= 0) {
+            sp_interval_t *s = &span[t->sched_op];
+            s->start_ns = e->iv[i].start_ns < s->start_ns ? e->iv[i].start_ns : s->start_ns;
+            s->end_ns = e->iv[i].end_ns > s->end_ns ? e->iv[i].end_ns : s->end_ns;
+        }
+    }
+    for (size_t k = 0; k < p->n_sched_ops; k++) {
+        if (span[k].end_ns >= span[k].start_ns) {
+            sums[p->sched[k].type] += (double)(span[k].end_ns - span[k].start_ns);
+            counts[p->sched[k].type] += 1.0;
+        }
+    }
+}
+
+/* Replay every stage's op list with its stage's durations; this stage's idle / makespan. */
+static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, double *frac_p)
+{
+    const sp_program_config_t *c = &e->cfg;
+    size_t n = e->prog.n_sched_ops;
+    sp_sched_op_t *all = calloc((size_t)c->p * n, sizeof(*all));
+    const sp_sched_op_t **lists = calloc((size_t)c->p, sizeof(*lists));
+    size_t *counts = calloc((size_t)c->p, sizeof(*counts));
+    int64_t *idle = calloc((size_t)c->p, sizeof(*idle));
     int64_t makespan = 0;
     sp_status_t st = (all && lists && counts && idle) ? SP_OK : SP_ERR_NOMEM;
 
-    for (int r = 0; r < p && st == SP_OK; r++) {
+    for (int r = 0; r < c->p && st == SP_OK; r++) {
         lists[r] = all + (size_t)r * n;
-        st = sp_schedule_build(e->cfg.kind, p, e->cfg.m, e->cfg.v, r, all + (size_t)r * n, n,
-                               &counts[r]);
+        st = sp_schedule_build(c->kind, c->p, c->m, c->v, r, all + (size_t)r * n, n, &counts[r]);
     }
     if (st == SP_OK) {
-        st = sp_replay_run(p, e->cfg.m, e->cfg.v, lists, counts, &cost, NULL, idle, &makespan);
+        st = sp_replay_run_staged(c->p, c->m, c->v, lists, counts, costs, NULL, idle, &makespan);
     }
     if (st == SP_OK) {
         *frac_p = makespan > 0 ? (double)idle[e->stage] / (double)makespan : 0.0;
@@ -380,48 +408,157 @@ static sp_status_t predict(const sp_pp_engine_t *e, double t_f_ns, double t_b_ns
     return st;
 }
 
-static sp_status_t compute_metrics(sp_pp_engine_t *e, sp_pp_metrics_t *m)
+/* Idle gaps of the compute lane, each charged to the phase of the task it precedes; the gap
+ * after the last compute task, to the step's end, is cool-down. */
+static void bubble_phases(const sp_engine_t *e, int64_t step, double ms[SP_PHASE_COUNT])
 {
-    sp_interval_t *u = malloc(e->n_ops * sizeof(*u));
-    int64_t end = 0, step = 0;
-    size_t nu = 0;
-    double mine[4], all[4];
-    sp_status_t st = u == NULL ? SP_ERR_NOMEM : SP_OK;
+    int64_t prev = 0;
 
-    for (size_t k = 0; k < e->n_ops; k++) {
-        end = e->iv[k].end_ns > end ? e->iv[k].end_ns : end;
+    for (size_t i = 0; i < e->prog.n; i++) {
+        const sp_task_t *t = &e->prog.tasks[i];
+        if (t->kind != SP_TASK_COMPUTE) {
+            continue;
+        }
+        if (e->iv[i].start_ns > prev) {
+            ms[t->phase] += (double)(e->iv[i].start_ns - prev) / 1e6;
+        }
+        prev = e->iv[i].end_ns > prev ? e->iv[i].end_ns : prev;
     }
-    MPI_Allreduce(&end, &step, 1, MPI_INT64_T, MPI_MAX, e->pp);
-    sp_pp_engine_op_means(e, &mine[0], &mine[2]);
-    mine[1] = 1.0;
-    mine[3] = 1.0;
-    MPI_Allreduce(mine, all, 4, MPI_DOUBLE, MPI_SUM, e->pp);
+    if (step > prev) {
+        ms[SP_PHASE_COOLDOWN] += (double)(step - prev) / 1e6;
+    }
+}
+
+/* Mean of measured / nominal compute time for tasks that ran with (1) and without (0)
+ * communication in flight on this rank; their ratio, NaN when either set is empty. */
+static double slowdown(const sp_engine_t *e, const sp_interval_t *comm, size_t ncomm)
+{
+    double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
+
+    for (size_t i = 0; i < e->prog.n; i++) {
+        const sp_task_t *t = &e->prog.tasks[i];
+        int with;
+        if (t->kind != SP_TASK_COMPUTE || t->dur_ns == 0) {
+            continue;
+        }
+        with = sp_intervals_intersect_length(&e->iv[i], 1, comm, ncomm) > 0;
+        sum[with] += (double)(e->iv[i].end_ns - e->iv[i].start_ns) / (double)t->dur_ns;
+        cnt[with] += 1.0;
+    }
+    if (cnt[0] == 0.0 || cnt[1] == 0.0) {
+        return NAN;
+    }
+    return (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
+}
+
+static void lane_metrics(const sp_engine_t *e, int cls, const sp_interval_t *u, size_t nu,
+                         double *ms, double *overlap, double *exposed)
+{
+    sp_interval_t *c = e->scratch + e->prog.n + 1;
+    size_t nc = class_union(e, cls, c);
+    int64_t len = sp_intervals_length(c, nc);
+    int64_t both = sp_intervals_intersect_length(c, nc, u, nu);
+
+    *ms = (double)len / 1e6;
+    *overlap = len > 0 ? (double)both / (double)len : NAN;
+    *exposed = (double)(len - both) / 1e6;
+}
+
+/* Each stage's mean F, B and W span over all its ranks (every rank gets all stages'):
+ * *costs_p, p entries, owned by the caller. Collective over world. */
+static sp_status_t stage_costs(sp_engine_t *e, double *mine, sp_replay_cost_t **costs_p)
+{
+    int p = e->cfg.p;
+    double *all = calloc((size_t)p * 6, sizeof(*all));
+    double *sums = calloc((size_t)p * 6, sizeof(*sums));
+    sp_replay_cost_t *costs = calloc((size_t)p, sizeof(*costs));
+    sp_status_t st = all && sums && costs ? SP_OK : SP_ERR_NOMEM;
+
+    op_spans(e, mine, mine + 3);
+    if (all != NULL) {
+        memcpy(all + (size_t)e->stage * 6, mine, 6 * sizeof(*mine));
+    }
     if (st == SP_OK) {
-        st = sp_intervals_union(e->iv, e->n_ops, u, &nu);
+        MPI_Allreduce(all, sums, p * 6, MPI_DOUBLE, MPI_SUM, e->comms.world);
+    } else {
+        /* take part in the reduction all the same, so no rank waits */
+        double zero[6] = {0};
+        MPI_Allreduce(MPI_IN_PLACE, zero, 6, MPI_DOUBLE, MPI_SUM, e->comms.world);
     }
-    if (st == SP_OK) {
-        st = predict(e, all[0] / all[1], all[2] / all[3], &m->predicted_frac);
+    for (int r = 0; r < p && st == SP_OK; r++) {
+        const double *x = sums + (size_t)r * 6;
+        costs[r].t_f = x[3] > 0 ? (int64_t)(x[0] / x[3] + 0.5) : 0;
+        costs[r].t_b = x[4] > 0 ? (int64_t)(x[1] / x[4] + 0.5) : 0;
+        costs[r].t_w = x[5] > 0 ? (int64_t)(x[2] / x[5] + 0.5) : 0;
     }
-    if (st == SP_OK) {
-        m->step_ms = (double)step / 1e6;
-        m->busy_ms = (double)sp_intervals_length(u, nu) / 1e6;
-        m->bubble_ms = m->step_ms - m->busy_ms;
-        m->bubble_frac = m->step_ms > 0 ? m->bubble_ms / m->step_ms : 0.0;
+    free(all);
+    free(sums);
+    if (st != SP_OK) {
+        free(costs);
+        costs = NULL;
     }
-    free(u);
+    *costs_p = costs;
     return st;
 }
 
-sp_status_t sp_pp_engine_step(sp_pp_engine_t *eng, sp_pp_metrics_t *metrics_p)
+static sp_status_t compute_metrics(sp_engine_t *e, sp_proxy_rank_row_t *r)
 {
-    sp_pp_metrics_t m;
-    sp_status_t st = sp_agree(eng->pp, run_step(eng));
+    sp_interval_t *u = e->scratch;
+    sp_interval_t *comm = e->scratch + e->prog.n + 1;
+    double mine[6] = {0};
+    sp_replay_cost_t *costs = NULL;
+    double phase[SP_PHASE_COUNT] = {0};
+    int64_t end = 0, step = 0;
+    size_t nu, ncomm;
+    sp_status_t st;
 
+    for (size_t i = 0; i < e->prog.n; i++) {
+        end = e->iv[i].end_ns > end ? e->iv[i].end_ns : end;
+    }
+    MPI_Allreduce(&end, &step, 1, MPI_INT64_T, MPI_MAX, e->comms.world);
+    st = stage_costs(e, mine, &costs);
     if (st == SP_OK) {
-        st = sp_agree(eng->pp, compute_metrics(eng, &m));
+        st = predict(e, costs, &r->predicted_frac);
+    }
+    free(costs);
+    if (st != SP_OK) {
+        return st;
+    }
+    nu = class_union(e, SP_LANE_CLASS_COMPUTE, u);
+    r->rank = e->rank;
+    r->stage = e->stage;
+    r->dp = e->dp_rank;
+    r->tp = e->tp_rank;
+    r->step_ms = (double)step / 1e6;
+    r->busy_ms = (double)sp_intervals_length(u, nu) / 1e6;
+    r->bubble_ms = r->step_ms - r->busy_ms;
+    r->bubble_frac = step > 0 ? r->bubble_ms / r->step_ms : 0.0;
+    bubble_phases(e, step, phase);
+    r->warmup_ms = phase[SP_PHASE_WARMUP];
+    r->steady_ms = phase[SP_PHASE_STEADY];
+    r->cooldown_ms = phase[SP_PHASE_COOLDOWN];
+    lane_metrics(e, SP_LANE_CLASS_TP, u, nu, &r->tp_ms, &r->tp_overlap, &r->tp_exposed_ms);
+    lane_metrics(e, SP_LANE_CLASS_PP, u, nu, &r->pp_ms, &r->pp_overlap, &r->pp_exposed_ms);
+    lane_metrics(e, SP_LANE_CLASS_DP, u, nu, &r->dp_ms, &r->dp_overlap, &r->dp_exposed_ms);
+    ncomm = class_union(e, -1, comm);
+    r->exposed_ms = (double)(sp_intervals_length(comm, ncomm) -
+                             sp_intervals_intersect_length(comm, ncomm, u, nu)) / 1e6;
+    r->slowdown = slowdown(e, comm, ncomm);
+    return SP_OK;
+}
+
+sp_status_t sp_engine_step(sp_engine_t *eng, int step, sp_proxy_rank_row_t *row_p)
+{
+    sp_proxy_rank_row_t r;
+    sp_status_t st = sp_agree(eng->comms.world, run_step(eng));
+
+    memset(&r, 0, sizeof(r));
+    r.step = step;
+    if (st == SP_OK) {
+        st = sp_agree(eng->comms.world, compute_metrics(eng, &r));
     }
     if (st == SP_OK) {
-        *metrics_p = m;
+        *row_p = r;
     }
     return st;
 }

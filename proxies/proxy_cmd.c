@@ -1,9 +1,11 @@
-/* `scaleprobe proxy`: the pipeline engine as a workload of the shared runner: warm-up steps,
- * measured steps, the per-stage table on rank 0 and /proxy/stages in the result file. */
+/* `scaleprobe proxy`: the training-step engine as a workload of the shared runner: layout and
+ * communicators, warm-up steps, measured steps (fixed or until the CI target), a line per step
+ * and the summary on rank 0, /proxy in the result file, every task on the timeline. */
 #include "proxy_cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 #include "engine.h"
@@ -11,6 +13,8 @@
 #include "log.h"
 #include "proxy_options.h"
 #include "runner.h"
+#include "stats.h"
+#include "timeutil.h"
 
 static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int *help_p, char *err,
                                size_t errlen)
@@ -40,101 +44,216 @@ static int proxy_backend(const void *opts)
 
 static void proxy_backend_config(const void *opts, sp_backend_config_t *cfg)
 {
-    (void)opts;
     cfg->device = -1;
-    cfg->timeout_s = 300.0;
+    cfg->timeout_s = ((const sp_proxy_opts_t *)opts)->timeout;
     cfg->cuda_graph = 0;
 }
 
 static void proxy_timeline_config(const void *opts, size_t *events_p, int *clock_all_p,
                                   int *mpiio_p)
 {
-    const sp_proxy_opts_t *o = opts;
-
-    /* every compute op of every measured step: 2 m v per stage and step */
-    *events_p = (size_t)o->steps * 2u * (size_t)o->microbatches * (size_t)o->chunks;
+    (void)opts;
+    /* sized by proxy_run once the program is known: every task of every measured step */
+    *events_p = 1;
     *clock_all_p = 0;
     *mpiio_p = 0;
 }
 
-static void print_header(const sp_pp_config_t *cfg, int p, const sp_proxy_opts_t *o)
+typedef struct {
+    sp_layout_t layout;
+    sp_engine_comms_t comms;
+    sp_program_config_t cfg;
+    sp_proxy_info_t info;
+    sp_engine_t *eng;
+    sp_proxy_rank_row_t *rows; /* rank 0: every rank's row of every measured step */
+    size_t nrows;
+    long max_steps;
+} proxy_run_t;
+
+static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_proxy_opts_t *o)
 {
-    printf("# proxy: schedule %s, pp %d, microbatches %d, chunks %d, F %.3f ms, B %.3f ms per "
-           "chunk, message %zu bytes\n",
-           sp_schedule_kind_name(cfg->kind), p, cfg->m, cfg->v, (double)cfg->t_f_ns / 1e6,
-           (double)cfg->t_b_ns / 1e6, cfg->msg_bytes);
-    printf("# %ld warm-up step(s), %ld measured step(s); predicted: replay of the schedule with "
-           "the measured mean op times, zero communication\n",
-           o->warmup_steps, o->steps);
+    const sp_program_config_t *c = &r->cfg;
+    sp_model_t model;
+
+    sp_proxy_model(o, &model);
+    printf("# proxy: %s (%ld layers, hidden %ld, ffn %ld, seq %ld, micro-batch %ld, %s), "
+           "dp %d x pp %d x tp %d = %d ranks\n",
+           model.name, model.layers, model.hidden, model.ffn, model.seq, model.micro_batch,
+           sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
+    printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
+           "overlap %s; %.3g TFLOP/s per device; %zu tasks per step on rank 0\n",
+           sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
+           c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
+           c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
+           o->tflops, sp_engine_program(r->eng)->n);
+    if (o->steps > 0) {
+        printf("# %ld warm-up step(s), %ld measured step(s)\n", o->warmup_steps, o->steps);
+    } else {
+        printf("# %ld warm-up step(s), then steps until the step time's 95%% CI is within "
+               "%.3g%% (%ld to %ld steps, %.0f s at most)\n",
+               o->warmup_steps, 100.0 * o->epsilon, o->min_steps, o->max_steps, o->max_time);
+    }
     sp_proxy_table_header(stdout);
 }
 
-/* Gather every stage's metrics of one step into rows[0..p) on rank 0. Collective. */
-static void gather_rows(sp_ctx_t *ctx, int step, const sp_pp_metrics_t *m,
-                        sp_proxy_stage_row_t *rows)
+/* Split world into the TP, PP and DP groups of the layout. */
+static void split_comms(sp_ctx_t *ctx, proxy_run_t *r)
 {
-    sp_proxy_stage_row_t mine = {step,         ctx->rank,      m->step_ms,       m->busy_ms,
-                                 m->bubble_ms, m->bubble_frac, m->predicted_frac};
+    static const sp_layout_group_t fam[3] = {SP_LAYOUT_GROUP_TP, SP_LAYOUT_GROUP_PP,
+                                             SP_LAYOUT_GROUP_DP};
+    MPI_Comm *out[3] = {&r->comms.tp, &r->comms.pp, &r->comms.dp};
+    int color[3] = {0, 0, 0};
 
-    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, rows, (int)sizeof(mine), MPI_BYTE, 0,
-               ctx->world);
+    r->comms.world = ctx->world;
+    for (int f = 0; f < 3; f++) {
+        int key = 0;
+        sp_layout_split(&r->layout, fam[f], ctx->rank, &color[f], &key);
+        MPI_Comm_split(ctx->world, color[f], key, out[f]);
+    }
+    r->comms.tp_color = color[0];
+    r->comms.dp_color = color[2];
 }
 
-static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, sp_pp_engine_t *eng,
-                             sp_proxy_stage_row_t *rows)
+static void free_comms(proxy_run_t *r)
 {
-    sp_pp_metrics_t m;
+    MPI_Comm *c[3] = {&r->comms.tp, &r->comms.pp, &r->comms.dp};
+
+    for (int f = 0; f < 3; f++) {
+        if (*c[f] != MPI_COMM_NULL) {
+            MPI_Comm_free(c[f]);
+        }
+    }
+}
+
+/* Measured steps so far converged (rank 0 decides from rank 0's step times; broadcast). */
+static int should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_t *r, long done,
+                       double t0)
+{
+    int stop = 0;
+
+    if (o->steps > 0) {
+        return done >= o->steps;
+    }
+    if (ctx->rank == 0) {
+        double *x = malloc((size_t)done * sizeof(*x));
+        sp_summary_t s;
+        if (x == NULL) {
+            stop = 1;
+        } else {
+            for (long i = 0; i < done; i++) {
+                x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
+            }
+            sp_stats_summarize(x, (size_t)done, x, &s);
+            stop = done >= r->max_steps ||
+                   sp_stats_converged(&s, (size_t)o->min_steps, o->epsilon) ||
+                   (sp_time_ns() - t0) / 1e9 > o->max_time;
+            free(x);
+        }
+    }
+    MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
+    return stop;
+}
+
+static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r)
+{
+    sp_proxy_rank_row_t mine;
     sp_status_t st = SP_OK;
+    double t0;
+    long done = 0;
 
     for (long i = 0; i < o->warmup_steps && st == SP_OK; i++) {
-        st = sp_pp_engine_step(eng, &m);
+        st = sp_engine_step(r->eng, -1, &mine);
     }
-    for (long i = 0; i < o->steps && st == SP_OK; i++) {
-        st = sp_pp_engine_step(eng, &m);
-        if (st == SP_OK) {
-            sp_pp_engine_record(eng, (int)i, ctx->rank, &ctx->timeline);
+    t0 = sp_time_ns();
+    while (st == SP_OK && !should_stop(ctx, o, r, done, t0)) {
+        sp_proxy_rank_row_t *at = r->rows + (size_t)done * (size_t)ctx->nranks;
+        st = sp_engine_step(r->eng, (int)done, &mine);
+        if (st != SP_OK) {
+            break;
         }
-        if (st == SP_OK) {
-            sp_proxy_stage_row_t *at = rows + (size_t)i * (size_t)ctx->nranks;
-            gather_rows(ctx, (int)i, &m, at);
-            if (ctx->rank == 0) {
-                sp_proxy_table_rows(stdout, at, (size_t)ctx->nranks);
-            }
+        sp_engine_record(r->eng, (int)done, &ctx->timeline);
+        MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, at, (int)sizeof(mine), MPI_BYTE, 0,
+                   ctx->world);
+        if (ctx->rank == 0) {
+            sp_proxy_table_step(stdout, at, (size_t)ctx->nranks);
+            st = sp_result_proxy_append(ctx->result, at, (size_t)ctx->nranks);
         }
+        st = sp_ctx_agree(ctx, st);
+        done++;
+        r->nrows = (size_t)done * (size_t)ctx->nranks;
     }
     return st;
+}
+
+static sp_status_t setup(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r)
+{
+    char err[256] = "";
+    sp_status_t st = sp_proxy_layout(o, ctx->nranks, &r->layout, err, sizeof(err));
+
+    if (st == SP_OK) {
+        st = sp_proxy_program_config(o, &r->layout, &r->cfg);
+    }
+    if (st == SP_OK) {
+        st = sp_proxy_info(o, &r->layout, &r->info);
+    }
+    r->max_steps = o->steps > 0 ? o->steps : o->max_steps;
+    if (st == SP_OK && ctx->rank == 0) {
+        r->rows = calloc((size_t)r->max_steps * (size_t)ctx->nranks, sizeof(*r->rows));
+        st = r->rows == NULL ? SP_ERR_NOMEM : SP_OK;
+    }
+    if (ctx->rank == 0 && r->layout.tp > ctx->topo.local_size && st == SP_OK) {
+        fprintf(stderr, "scaleprobe: warning: tp %d is larger than the %d ranks on a node: tensor "
+                        "parallelism crosses the network\n",
+                r->layout.tp, ctx->topo.local_size);
+    }
+    return sp_ctx_agree(ctx, st);
+}
+
+/* The timeline holds every task of every measured step (the program is known only now). */
+static sp_status_t size_timeline(sp_ctx_t *ctx, const proxy_run_t *r)
+{
+    size_t events = (size_t)r->max_steps * sp_engine_program(r->eng)->n;
+
+    sp_timeline_cleanup(&ctx->timeline);
+    return sp_ctx_agree(ctx, sp_timeline_init(&ctx->timeline, ctx->rank, events));
 }
 
 static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
 {
     const sp_proxy_opts_t *o = opts;
-    sp_pp_config_t cfg;
-    sp_pp_engine_t *eng = NULL;
-    size_t n = (size_t)o->steps * (size_t)ctx->nranks;
-    sp_proxy_stage_row_t *rows = calloc(n, sizeof(*rows));
-    sp_status_t st = sp_ctx_agree(ctx, rows == NULL ? SP_ERR_NOMEM
-                                                    : sp_proxy_engine_config(o, ctx->nranks, &cfg));
+    sp_model_t model;
+    proxy_run_t r;
+    sp_status_t st;
 
+    memset(&r, 0, sizeof(r));
+    r.comms.tp = r.comms.pp = r.comms.dp = MPI_COMM_NULL;
+    st = setup(ctx, o, &r);
     if (st != SP_OK) {
-        goto out_rows;
+        goto out;
     }
-    st = sp_pp_engine_create(&ctx->backend, ctx->world, &cfg, &eng);
-    if (st != SP_OK) {
-        goto out_rows;
+    split_comms(ctx, &r);
+    st = sp_engine_create(&ctx->backend, &r.comms, &r.cfg, &r.eng);
+    if (st == SP_OK) {
+        st = size_timeline(ctx, &r);
     }
-    if (ctx->rank == 0) {
-        print_header(&cfg, ctx->nranks, o);
-    }
-    st = run_steps(ctx, o, eng, rows);
     if (st == SP_OK && ctx->rank == 0) {
-        sp_proxy_table_summary(stdout, rows, n, ctx->nranks);
-        st = sp_result_write_proxy_stages(ctx->result, rows, n, sp_schedule_kind_name(cfg.kind),
-                                          ctx->nranks, cfg.m, cfg.v);
+        sp_proxy_model(o, &model);
+        print_header(ctx, &r, o);
+        st = sp_result_proxy_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
+                                   model.name, sp_proxy_dp_mode_names[r.cfg.dp_mode],
+                                   sp_dtype_names[model.dtype]);
     }
     st = sp_ctx_agree(ctx, st);
-    sp_pp_engine_destroy(eng);
-out_rows:
-    free(rows);
+    if (st == SP_OK) {
+        st = run_steps(ctx, o, &r);
+    }
+    if (st == SP_OK && ctx->rank == 0) {
+        sp_proxy_table_summary(stdout, &r.info, r.rows, r.nrows);
+    }
+    sp_engine_destroy(r.eng);
+out:
+    free_comms(&r);
+    free(r.rows);
     return st;
 }
 

@@ -6,8 +6,10 @@
 
 #include "backend.h"
 
-/* The schedules the engine runs, in the order of sp_sched_kind_t (ZB-H1 is not run yet). */
-static const char *const sched_names[] = {"gpipe", "1f1b", "interleaved"};
+/* In the order of sp_sched_kind_t. */
+static const char *const sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
+const char *const sp_proxy_dp_mode_names[2] = {"ddp", "fsdp"};
+static const char *const on_off[] = {"on", "off"};
 
 #define OFF(field) offsetof(sp_proxy_opts_t, field)
 
@@ -25,23 +27,56 @@ static const sp_opt_def_t proxy_defs[] = {
      NULL, 0},
     {"micro-batch", 0, SP_OPT_INT, OFF(micro_batch), "0", "N",
      "override the micro-batch size (preset 1); 0: keep", 0, 1e6, NULL, 0},
-    {"pp", 0, SP_OPT_INT, OFF(pp), "0", "N",
-     "pipeline stages; 0: the world size (only pipeline parallelism is run: world = pp)", 0, 1e6,
+    {"causal", 0, SP_OPT_FLAG, OFF(causal), NULL, NULL,
+     "count attention FLOPs with the causal mask (half of s^2); default: Megatron's full s^2", 0,
+     -1, NULL, 0},
+    {"tp", 't', SP_OPT_INT, OFF(tp), "1", "N", "tensor-parallel size (consecutive ranks)", 1, 1e6,
      NULL, 0},
+    {"pp", 'p', SP_OPT_INT, OFF(pp), "0", "N",
+     "pipeline stages; 0: world / (tp x dp), with dp 1 when both are 0", 0, 1e6, NULL, 0},
+    {"dp", 0, SP_OPT_INT, OFF(dp), "0", "N", "data-parallel size; 0: world / (tp x pp)", 0, 1e6,
+     NULL, 0},
+    {"sequence-parallel", 0, SP_OPT_FLAG, OFF(sequence_parallel), NULL, NULL,
+     "tensor parallelism with sequence parallelism: all-gather + reduce-scatter per block", 0, -1,
+     NULL, 0},
+    {"dp-mode", 0, SP_OPT_CHOICE, OFF(dp_mode), "ddp", "MODE",
+     "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers and "
+     "reduce-scatters per layer)",
+     0, -1, sp_proxy_dp_mode_names, 2},
+    {"bucket-mb", 0, SP_OPT_DOUBLE, OFF(bucket_mib), "25", "MIB", "DDP gradient bucket size, MiB",
+     1e-6, 1e6, NULL, 0},
+    {"overlap", 0, SP_OPT_CHOICE, OFF(overlap), "on", "ON|OFF",
+     "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
+     on_off, 2},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
-     "pipeline schedule: gpipe, 1f1b or interleaved (Megatron-LM's orders)", 0, -1, sched_names, 3},
+     "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1 (Megatron-LM's orders; ZB-H1 of Qi "
+     "et al.)",
+     0, -1, sched_names, 4},
     {"microbatches", 0, SP_OPT_INT, OFF(microbatches), "8", "N", "microbatches per step", 1, 1e5,
      NULL, 0},
     {"chunks", 0, SP_OPT_INT, OFF(chunks), "1", "N",
      "model chunks per stage (interleaved: 2 or more)", 1, 1024, NULL, 0},
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
-    {"steps", 'n', SP_OPT_INT, OFF(steps), "5", "N", "measured steps", 1, 1e6, NULL, 0},
+    {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
+     "peak TFLOP/s per device for MFU; 0: --tflops", 0, 1e6, NULL, 0},
+    {"steps", 'n', SP_OPT_INT, OFF(steps), "0", "N",
+     "measured steps; 0: until the step time's 95% CI is within --epsilon", 0, 1e6, NULL, 0},
+    {"epsilon", 0, SP_OPT_DOUBLE, OFF(epsilon), "0.02", "E",
+     "relative half-width of the step time's CI to stop at", 1e-6, 1, NULL, 0},
+    {"min-steps", 0, SP_OPT_INT, OFF(min_steps), "6", "N", "measured steps before stopping", 6,
+     1e6, NULL, 0},
+    {"max-steps", 0, SP_OPT_INT, OFF(max_steps), "50", "N", "measured steps at most", 1, 1e6,
+     NULL, 0},
+    {"max-time", 0, SP_OPT_DOUBLE, OFF(max_time), "60", "SEC",
+     "stop measuring after this time even if the CI is wider", 0, 1e7, NULL, 0},
     {"warmup-steps", 'w', SP_OPT_INT, OFF(warmup_steps), "1", "N", "steps run before measuring", 0,
      1e6, NULL, 0},
     {"backend", 0, SP_OPT_CHOICE, OFF(backend), "host", "NAME",
-     "auto, host or nccl (the engine is tested on host streams)", 0, -1, sp_backend_names,
+     "auto, host or nccl (the engine needs streams: host)", 0, -1, sp_backend_names,
      SP_BACKEND_COUNT},
+    {"timeout", 0, SP_OPT_DOUBLE, OFF(timeout), "300", "SEC", "bound on every wait for the device",
+     1e-3, 1e7, NULL, 0},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
      "result file; default results/proxy-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
     {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
@@ -50,9 +85,9 @@ static const sp_opt_def_t proxy_defs[] = {
 
 const sp_opt_table_t sp_proxy_opt_table = {
     .command = "proxy",
-    .summary = "Training proxy (pipeline parallelism): a transformer's pipeline schedule on "
-               "streams,\nper-stage busy time and bubble against the schedule's prediction. "
-               "Launch with mpirun or srun.",
+    .summary = "Training proxy: a transformer's training step on streams (DP x PP x TP, "
+               "Megatron-LM's\npipeline schedules, DDP or FSDP), with bubbles, overlap and "
+               "exposed communication\nper rank. Launch with mpirun or srun.",
     .defs = proxy_defs,
     .ndefs = (int)(sizeof(proxy_defs) / sizeof(proxy_defs[0])),
 };
@@ -75,6 +110,7 @@ sp_status_t sp_proxy_model(const sp_proxy_opts_t *opts, sp_model_t *model_p)
     model.ffn = opts->ffn > 0 ? opts->ffn : model.ffn;
     model.seq = opts->seq > 0 ? opts->seq : model.seq;
     model.micro_batch = opts->micro_batch > 0 ? opts->micro_batch : model.micro_batch;
+    model.causal = opts->causal;
     *model_p = model;
     return SP_OK;
 }
@@ -108,55 +144,150 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     return SP_OK;
 }
 
+sp_status_t sp_proxy_layout(const sp_proxy_opts_t *opts, int nranks, sp_layout_t *layout_p,
+                            char *err, size_t errlen)
+{
+    long tp = opts->tp, pp = opts->pp, dp = opts->dp;
+
+    if (pp == 0 && dp == 0) {
+        dp = 1;
+    }
+    if (pp == 0 || dp == 0) {
+        long known = tp * (pp ? pp : dp);
+        if (nranks % known != 0) {
+            snprintf(err, errlen, "the world of %d ranks does not divide by tp %ld x %s %ld",
+                     nranks, tp, pp ? "pp" : "dp", pp ? pp : dp);
+            return SP_ERR_INVALID;
+        }
+        if (pp == 0) {
+            pp = nranks / known;
+        } else {
+            dp = nranks / known;
+        }
+    }
+    layout_p->tp = (int)tp;
+    layout_p->pp = (int)pp;
+    layout_p->dp = (int)dp;
+    layout_p->v = (int)opts->chunks;
+    return SP_OK;
+}
+
 sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, char *err,
                                       size_t errlen)
 {
-    long p = opts->pp > 0 ? opts->pp : nranks;
+    sp_layout_t layout;
+    sp_layout_target_t target;
     sp_model_t model;
     sp_sched_kind_t kind = sp_proxy_sched_kind(opts);
+    int p;
 
-    if (p != nranks) {
-        snprintf(err, errlen,
-                 "--pp %ld must equal the world size %d (tensor and data "
-                 "parallelism are not run yet)",
-                 p, nranks);
+    if (sp_proxy_layout(opts, nranks, &layout, err, errlen) != SP_OK) {
         return SP_ERR_INVALID;
     }
-    if (sp_proxy_model(opts, &model) != SP_OK || model.layers % (p * opts->chunks) != 0) {
-        snprintf(err, errlen, "%ld layers do not divide into %ld stages x %ld chunks", model.layers,
-                 p, opts->chunks);
+    if (sp_proxy_model(opts, &model) != SP_OK) {
+        snprintf(err, errlen, "unknown --model '%.64s'", opts->model);
         return SP_ERR_INVALID;
     }
-    if (sp_schedule_op_count(kind, (int)p, (int)opts->microbatches, (int)opts->chunks) == 0 ||
+    target.world = nranks;
+    target.ranks_per_node = 0; /* the node check is a warning, logged by the command */
+    target.layers = model.layers;
+    target.heads = model.heads;
+    if (sp_layout_check(&layout, &target, NULL, err, errlen) != SP_OK) {
+        return SP_ERR_INVALID;
+    }
+    p = layout.pp;
+    if (sp_schedule_op_count(kind, p, (int)opts->microbatches, (int)opts->chunks) == 0 ||
         (kind == SP_SCHED_INTERLEAVED &&
-         (p < 2 || opts->chunks < 2 || opts->microbatches % p != 0))) {
+         (p < 2 || opts->chunks < 2 || opts->microbatches % p != 0)) ||
+        (kind != SP_SCHED_INTERLEAVED && opts->chunks != 1)) {
         snprintf(err, errlen,
-                 "schedule %s cannot run with pp %ld, %ld microbatches and %ld "
-                 "chunks (gpipe and 1f1b: chunks 1; interleaved: pp >= 2, chunks >= 2, "
-                 "microbatches a multiple of pp)",
+                 "schedule %s cannot run with pp %d, %ld microbatches and %ld chunks (gpipe, "
+                 "1f1b and zb-h1: chunks 1; interleaved: pp >= 2, chunks >= 2, microbatches a "
+                 "multiple of pp)",
                  sched_names[opts->schedule], p, opts->microbatches, opts->chunks);
+        return SP_ERR_INVALID;
+    }
+    if (opts->steps == 0 && opts->max_steps < opts->min_steps) {
+        snprintf(err, errlen, "--max-steps %ld is below --min-steps %ld", opts->max_steps,
+                 opts->min_steps);
         return SP_ERR_INVALID;
     }
     return SP_OK;
 }
 
-sp_status_t sp_proxy_engine_config(const sp_proxy_opts_t *opts, int p, sp_pp_config_t *cfg_p)
+sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout_t *layout,
+                                    sp_program_config_t *cfg_p)
+{
+    sp_model_t model;
+    sp_model_flops_t fl;
+    sp_status_t status = sp_proxy_model(opts, &model);
+    size_t elt;
+
+    if (status == SP_OK) {
+        status = sp_model_flops(&model, layout->tp, &fl);
+    }
+    if (status != SP_OK) {
+        return status;
+    }
+    elt = sp_dtype_size(model.dtype);
+    memset(cfg_p, 0, sizeof(*cfg_p));
+    cfg_p->kind = sp_proxy_sched_kind(opts);
+    cfg_p->p = layout->pp;
+    cfg_p->m = (int)opts->microbatches;
+    cfg_p->v = layout->v;
+    cfg_p->tp = layout->tp;
+    cfg_p->dp = layout->dp;
+    cfg_p->sequence_parallel = opts->sequence_parallel;
+    cfg_p->dp_mode = opts->dp_mode;
+    cfg_p->overlap = opts->overlap == 0;
+    cfg_p->layers_per_chunk = (int)(model.layers / ((long)layout->pp * layout->v));
+    cfg_p->dtype = model.dtype;
+    cfg_p->flops_proj = fl.attn_proj_fwd;
+    cfg_p->flops_core = fl.attn_core_fwd;
+    cfg_p->flops_mlp = fl.mlp_fwd;
+    cfg_p->flops_logits = fl.logits_fwd;
+    cfg_p->flops_per_ns = opts->tflops * 1e3; /* TFLOP/s = 1e3 FLOP/ns */
+    cfg_p->tp_elements = (uint64_t)model.micro_batch * (uint64_t)model.seq * (uint64_t)model.hidden;
+    cfg_p->p2p_bytes = sp_model_p2p_bytes(&model, layout->tp, opts->sequence_parallel);
+    cfg_p->layer_param_bytes = sp_model_layer_param_bytes(&model, layout->tp);
+    cfg_p->logits_param_bytes =
+        (uint64_t)model.vocab * (uint64_t)model.hidden / (uint64_t)layout->tp * elt;
+    cfg_p->bucket_bytes = (uint64_t)(opts->bucket_mib * 1048576.0);
+    if (cfg_p->bucket_bytes < elt) {
+        cfg_p->bucket_bytes = elt;
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout,
+                          sp_proxy_info_t *info_p)
 {
     sp_model_t model;
     sp_status_t status = sp_proxy_model(opts, &model);
-    double chunk_layers;
-    double fwd_s;
 
     if (status != SP_OK) {
         return status;
     }
-    chunk_layers = (double)model.layers / ((double)p * (double)opts->chunks);
-    fwd_s = chunk_layers * sp_model_layer_fwd_flops(&model) / (opts->tflops * 1e12);
-    cfg_p->kind = sp_proxy_sched_kind(opts);
-    cfg_p->m = (int)opts->microbatches;
-    cfg_p->v = (int)opts->chunks;
-    cfg_p->t_f_ns = (uint64_t)(fwd_s * 1e9 + 0.5);
-    cfg_p->t_b_ns = 2 * cfg_p->t_f_ns;
-    cfg_p->msg_bytes = (size_t)sp_model_activation_bytes(&model);
+    memset(info_p, 0, sizeof(*info_p));
+    info_p->pp = layout->pp;
+    info_p->tp = layout->tp;
+    info_p->dp = layout->dp;
+    info_p->microbatches = (int32_t)opts->microbatches;
+    info_p->chunks = layout->v;
+    info_p->sequence_parallel = opts->sequence_parallel;
+    info_p->overlap = opts->overlap == 0;
+    info_p->causal = model.causal;
+    info_p->layers = model.layers;
+    info_p->hidden = model.hidden;
+    info_p->heads = model.heads;
+    info_p->ffn = model.ffn;
+    info_p->seq = model.seq;
+    info_p->micro_batch = model.micro_batch;
+    info_p->vocab = model.vocab;
+    info_p->tflops = opts->tflops;
+    info_p->peak_tflops = opts->peak_tflops > 0 ? opts->peak_tflops : opts->tflops;
+    info_p->tokens_per_step = sp_model_tokens_per_step(&model, opts->microbatches, layout->dp);
+    info_p->flops_per_step = sp_model_flops_per_step(&model, opts->microbatches, layout->dp);
+    info_p->bucket_mib = opts->bucket_mib;
     return SP_OK;
 }

@@ -5,8 +5,10 @@
 
 #include <stddef.h>
 
-#include "engine.h"
+#include "layout.h"
 #include "model.h"
+#include "program.h"
+#include "result.h"
 #include "options.h"
 
 typedef struct {
@@ -16,14 +18,27 @@ typedef struct {
     long ffn;
     long seq;
     long micro_batch;
-    long pp;      /* pipeline stages; 0: the world size */
-    int schedule; /* index into the schedule names: gpipe, 1f1b, interleaved */
+    long tp;      /* tensor-parallel size */
+    long pp;      /* pipeline stages; 0: from the world size */
+    long dp;      /* data-parallel size; 0: from the world size */
+    int sequence_parallel;
+    int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
+    double bucket_mib;
+    int overlap;  /* index into on, off */
+    int schedule; /* sp_sched_kind_t: gpipe, 1f1b, interleaved, zb-h1 */
     long microbatches;
     long chunks;   /* model chunks per stage (interleaved) */
+    int causal;
     double tflops; /* device rate the compute times are derived from */
-    long steps;
+    double peak_tflops; /* MFU denominator per device; 0: tflops */
+    long steps;    /* measured steps; 0: until the step time's CI is within epsilon */
+    double epsilon;
+    long min_steps;
+    long max_steps;
+    double max_time;
     long warmup_steps;
     int backend; /* sp_backend_kind_t */
+    double timeout;
     char output[SP_OPT_STRLEN];
     int force;
 } sp_proxy_opts_t;
@@ -34,19 +49,31 @@ extern const sp_opt_table_t sp_proxy_opt_table;
 sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_t *opts,
                                 int *help_p, char *err, size_t errlen);
 
-/* Checks that need the world size: pp == world (no tensor or data parallelism yet), layers
- * divisible by pp * chunks, the schedule valid for (pp, microbatches, chunks). */
+/* The layout for a world of nranks: tp as given, pp and dp from the world where 0 (both 0: dp
+ * 1). SP_ERR_INVALID with the reason when the sizes do not divide the world. */
+sp_status_t sp_proxy_layout(const sp_proxy_opts_t *opts, int nranks, sp_layout_t *layout_p,
+                            char *err, size_t errlen);
+
+/* Checks that need the world size: the layout (dp * pp * tp = world, layers divisible by
+ * pp * chunks, heads by tp), the schedule valid for (pp, microbatches, chunks). */
 sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, char *err,
                                       size_t errlen);
 
 /* The model after the preset and the overrides (opts already parsed and checked). */
 sp_status_t sp_proxy_model(const sp_proxy_opts_t *opts, sp_model_t *model_p);
 
-/* The engine configuration for p stages: one chunk's forward = its layers' forward FLOPs at
- * --tflops, backward twice that, messages b*s*h*sizeof(dtype). */
-sp_status_t sp_proxy_engine_config(const sp_proxy_opts_t *opts, int p, sp_pp_config_t *cfg_p);
+/* The program configuration for a layout (stage 0; the engine sets the stage): FLOPs per TP
+ * rank of each block from the model, the rate --tflops, message and parameter sizes. */
+sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout_t *layout,
+                                    sp_program_config_t *cfg_p);
+
+/* The /proxy/info row. */
+sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout,
+                          sp_proxy_info_t *info_p);
 
 /* The schedule kind of opts->schedule. */
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts);
+
+extern const char *const sp_proxy_dp_mode_names[2];
 
 #endif

@@ -1,58 +1,144 @@
-/* The proxy's per-stage table and its summary. */
+/* The proxy's tables. */
 #include "proxy_table.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "stats.h"
 
 void sp_proxy_table_header(FILE *out)
 {
-    fprintf(out, "%6s %6s %12s %12s %12s %10s %10s\n", "step", "stage", "step_ms", "busy_ms",
-            "bubble_ms", "bubble", "predicted");
+    fprintf(out, "%6s %12s %10s %10s %6s %12s %6s\n", "step", "step_ms", "bubble", "max_bubble",
+            "rank", "max_exposed", "rank");
 }
 
-void sp_proxy_table_rows(FILE *out, const sp_proxy_stage_row_t *rows, size_t n)
+void sp_proxy_table_step(FILE *out, const sp_proxy_rank_row_t *rows, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const sp_proxy_stage_row_t *x = &rows[i];
-        fprintf(out, "%6d %6d %12.3f %12.3f %12.3f %10.4f %10.4f\n", x->step, x->stage, x->step_ms,
-                x->busy_ms, x->bubble_ms, x->bubble_frac, x->predicted_frac);
+    double sum = 0.0;
+    size_t ib = 0, ie = 0;
+
+    if (n == 0) {
+        return;
     }
+    for (size_t i = 0; i < n; i++) {
+        sum += rows[i].bubble_frac;
+        ib = rows[i].bubble_frac > rows[ib].bubble_frac ? i : ib;
+        ie = rows[i].exposed_ms > rows[ie].exposed_ms ? i : ie;
+    }
+    fprintf(out, "%6d %12.3f %10.4f %10.4f %6d %9.3f ms %6d\n", rows[0].step, rows[0].step_ms,
+            sum / (double)n, rows[ib].bubble_frac, rows[ib].rank, rows[ie].exposed_ms,
+            rows[ie].rank);
     fflush(out);
 }
 
-void sp_proxy_table_summary(FILE *out, const sp_proxy_stage_row_t *rows, size_t n, int stages)
+/* Mean of a field over the rows of one stage (all steps, all ranks), NaNs skipped. */
+#define N_FIELDS 14
+static void stage_means(const sp_proxy_rank_row_t *rows, size_t n, int stage, double *mean)
+{
+    double sum[N_FIELDS] = {0}, cnt[N_FIELDS] = {0};
+
+    for (size_t i = 0; i < n; i++) {
+        const sp_proxy_rank_row_t *r = &rows[i];
+        double x[N_FIELDS] = {r->bubble_frac,   r->predicted_frac, r->warmup_ms,
+                              r->steady_ms,     r->cooldown_ms,    r->tp_exposed_ms,
+                              r->pp_exposed_ms, r->dp_exposed_ms,  r->tp_overlap,
+                              r->pp_overlap,    r->dp_overlap,     r->slowdown,
+                              r->busy_ms,       r->exposed_ms};
+        if (r->stage != stage) {
+            continue;
+        }
+        for (int f = 0; f < N_FIELDS; f++) {
+            if (!isnan(x[f])) {
+                sum[f] += x[f];
+                cnt[f] += 1.0;
+            }
+        }
+    }
+    for (int f = 0; f < N_FIELDS; f++) {
+        mean[f] = cnt[f] > 0 ? sum[f] / cnt[f] : NAN;
+    }
+}
+
+static void num_or_na(char *buf, size_t len, double x)
+{
+    if (isnan(x)) {
+        snprintf(buf, len, "n/a");
+    } else {
+        snprintf(buf, len, "%.3f", x);
+    }
+}
+
+static void print_overall(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
+                          size_t n)
 {
     double *steps = calloc(n > 0 ? n : 1, sizeof(*steps));
-    size_t nsteps = 0;
+    size_t k = 0;
+    sp_summary_t s;
+    int world = info->pp * info->tp * info->dp;
 
     if (steps == NULL) {
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].stage == 0) {
-            steps[nsteps++] = rows[i].step_ms;
+        if (rows[i].rank == 0) {
+            steps[k++] = rows[i].step_ms;
         }
     }
-    fprintf(out, "# step time: median %.3f ms over %zu measured step(s)\n",
-            sp_stats_median(steps, nsteps, steps), nsteps);
-    fprintf(out, "# %6s %14s %14s %10s\n", "stage", "bubble (mean)", "predicted", "excess");
-    for (int s = 0; s < stages; s++) {
-        double b = 0.0;
-        double p = 0.0;
-        int k = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (rows[i].stage == s) {
-                b += rows[i].bubble_frac;
-                p += rows[i].predicted_frac;
-                k++;
-            }
-        }
-        if (k > 0) {
-            /* what the schedule does not explain: communication, latency, stragglers */
-            fprintf(out, "# %6d %14.4f %14.4f %+9.1f%%\n", s, b / k, p / k,
-                    p > 0.0 ? 100.0 * (b / p - 1.0) : 0.0);
-        }
+    sp_stats_summarize(steps, k, steps, &s);
+    if (k >= 6) {
+        fprintf(out, "# step time: median %.3f ms, 95%% CI [%.3f, %.3f] over %zu measured steps\n",
+                s.median, s.ci_lo, s.ci_hi, k);
+    } else {
+        fprintf(out, "# step time: median %.3f ms over %zu measured step(s) (a 95%% CI needs 6)\n",
+                s.median, k);
+    }
+    if (s.median > 0) {
+        double sec = s.median / 1e3;
+        fprintf(out, "# tokens/s %.1f (%.0f tokens per step); MFU %.2f%% of %.3g TFLOP/s per "
+                     "device (%.4g model FLOPs per step, %d devices)\n",
+                info->tokens_per_step / sec, info->tokens_per_step,
+                100.0 * info->flops_per_step / (sec * world * info->peak_tflops * 1e12),
+                info->peak_tflops, info->flops_per_step, world);
     }
     free(steps);
+}
+
+void sp_proxy_table_summary(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
+                            size_t n)
+{
+    size_t slow = 0;
+
+    print_overall(out, info, rows, n);
+    fprintf(out, "# per stage, means over its ranks and the measured steps (ms; overlap = "
+                 "|comm and compute| / |comm|; n/a: no traffic)\n");
+    fprintf(out, "# %5s %8s %9s %8s %9s %9s %9s %9s %9s %9s %7s %7s %7s %8s\n", "stage",
+            "bubble", "predicted", "excess", "warmup", "steady", "cooldown", "tp_exp", "pp_exp",
+            "dp_exp", "tp_ovl", "pp_ovl", "dp_ovl", "slowdown");
+    for (int st = 0; st < info->pp; st++) {
+        double m[N_FIELDS];
+        stage_means(rows, n, st, m);
+        if (isnan(m[0])) {
+            continue;
+        }
+        char ovl[4][16];
+        for (int f = 0; f < 4; f++) {
+            num_or_na(ovl[f], sizeof(ovl[f]), m[8 + f]);
+        }
+        /* excess: what the schedule does not explain: communication, latency, stragglers */
+        fprintf(out, "# %5d %8.4f %9.4f %+7.1f%% %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7s %7s "
+                     "%7s %8s\n",
+                st, m[0], m[1], m[1] > 0 ? 100.0 * (m[0] / m[1] - 1.0) : 0.0, m[2], m[3], m[4],
+                m[5], m[6], m[7], ovl[0], ovl[1], ovl[2], ovl[3]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        slow = rows[i].busy_ms > rows[slow].busy_ms ? i : slow;
+    }
+    if (n > 0) {
+        double m[N_FIELDS];
+        stage_means(rows, n, rows[slow].stage, m);
+        fprintf(out, "# most compute time: rank %d (stage %d, dp %d, tp %d) %.3f ms in step %d; "
+                     "its stage's mean %.3f ms\n",
+                rows[slow].rank, rows[slow].stage, rows[slow].dp, rows[slow].tp,
+                rows[slow].busy_ms, rows[slow].step, m[12]);
+    }
 }

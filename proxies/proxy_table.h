@@ -1,5 +1,5 @@
-/* The proxy's per-stage table, printed live by `proxy` and again by `report` from the file: one
- * formatter for both. */
+/* The proxy's tables, printed live by `proxy` and again by `report` from the file: one formatter
+ * for both. */
 #ifndef SP_PROXY_TABLE_H
 #define SP_PROXY_TABLE_H
 
@@ -8,10 +8,14 @@
 
 #include "result.h"
 
+/* One line per measured step over rows[0..n) (every rank's row of that step). */
 void sp_proxy_table_header(FILE *out);
-void sp_proxy_table_rows(FILE *out, const sp_proxy_stage_row_t *rows, size_t n);
+void sp_proxy_table_step(FILE *out, const sp_proxy_rank_row_t *rows, size_t n);
 
-/* Per stage over all steps: median step time, mean bubble fraction against the mean prediction. */
-void sp_proxy_table_summary(FILE *out, const sp_proxy_stage_row_t *rows, size_t n, int stages);
+/* Over all steps: step time (median, 95% CI), tokens/s, MFU; per stage the bubble against the
+ * prediction, its split by phase, exposed communication and overlap per lane, compute slowdown
+ * under overlap; the rank with the most compute time against its stage's median. */
+void sp_proxy_table_summary(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
+                            size_t n);
 
 #endif

@@ -65,17 +65,22 @@ static int64_t op_duration(const sp_replay_cost_t *cost, int type)
 }
 
 static sp_status_t check_args(int p, int m, int v, const sp_sched_op_t *const *ops,
-                              const size_t *n_ops, const sp_replay_cost_t *cost)
+                              const size_t *n_ops, const sp_replay_cost_t *cost, size_t stride)
 {
     if (p < 1 || m < 1 || v < 1 || ops == NULL || n_ops == NULL || cost == NULL) {
         sp_error("replay: bad arguments (p=%d, m=%d, v=%d)", p, m, v);
         return SP_ERR_INVALID;
     }
-    if ((int64_t)p * v > INT32_MAX || cost->t_f < 0 || cost->t_b < 0 || cost->t_w < 0) {
-        sp_error("replay: p*v too large or a negative duration");
+    if ((int64_t)p * v > INT32_MAX) {
+        sp_error("replay: p*v too large");
         return SP_ERR_INVALID;
     }
     for (int r = 0; r < p; r++) {
+        const sp_replay_cost_t *c = &cost[(size_t)r * stride];
+        if (c->t_f < 0 || c->t_b < 0 || c->t_w < 0) {
+            sp_error("replay: a negative duration on stage %d", r);
+            return SP_ERR_INVALID;
+        }
         if (n_ops[r] > 0 && ops[r] == NULL) {
             sp_error("replay: stage %d has %zu ops but no list", r, n_ops[r]);
             return SP_ERR_INVALID;
@@ -94,11 +99,12 @@ static sp_status_t check_args(int p, int m, int v, const sp_sched_op_t *const *o
     return SP_OK;
 }
 
-sp_status_t sp_replay_run(int p, int m, int v, const sp_sched_op_t *const *ops, const size_t *n_ops,
-                          const sp_replay_cost_t *cost, int64_t *busy, int64_t *idle,
-                          int64_t *makespan_p)
+/* cost[r * stride] is stage r's: stride 0 for one cost on every stage, 1 for one per stage. */
+static sp_status_t replay(int p, int m, int v, const sp_sched_op_t *const *ops, const size_t *n_ops,
+                          const sp_replay_cost_t *cost, size_t stride, int64_t *busy,
+                          int64_t *idle, int64_t *makespan_p)
 {
-    sp_status_t st = check_args(p, m, v, ops, n_ops, cost);
+    sp_status_t st = check_args(p, m, v, ops, n_ops, cost, stride);
     if (st != SP_OK) {
         return st;
     }
@@ -147,7 +153,7 @@ sp_status_t sp_replay_run(int p, int m, int v, const sp_sched_op_t *const *ops, 
                 if (ready < 0) {
                     break;
                 }
-                const int64_t dur = op_duration(cost, op->type);
+                const int64_t dur = op_duration(&cost[(size_t)r * stride], op->type);
                 clock[r] = max64(clock[r], ready) + dur;
                 work[r] += dur;
                 *slot = clock[r];
@@ -195,4 +201,18 @@ out_free:
     free(pos);
     free(done.end);
     return st;
+}
+
+sp_status_t sp_replay_run(int p, int m, int v, const sp_sched_op_t *const *ops, const size_t *n_ops,
+                          const sp_replay_cost_t *cost, int64_t *busy, int64_t *idle,
+                          int64_t *makespan_p)
+{
+    return replay(p, m, v, ops, n_ops, cost, 0, busy, idle, makespan_p);
+}
+
+sp_status_t sp_replay_run_staged(int p, int m, int v, const sp_sched_op_t *const *ops,
+                                 const size_t *n_ops, const sp_replay_cost_t *costs, int64_t *busy,
+                                 int64_t *idle, int64_t *makespan_p)
+{
+    return replay(p, m, v, ops, n_ops, costs, 1, busy, idle, makespan_p);
 }

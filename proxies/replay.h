@@ -46,4 +46,10 @@ sp_status_t sp_replay_run(int p, int m, int v, const sp_sched_op_t *const *ops, 
                           const sp_replay_cost_t *cost, int64_t *busy, int64_t *idle,
                           int64_t *makespan_p);
 
+/* The same with costs[r] the durations of stage r's ops (p entries): stages of unequal work,
+ * e.g. the last one also computing the logits. */
+sp_status_t sp_replay_run_staged(int p, int m, int v, const sp_sched_op_t *const *ops,
+                                 const size_t *n_ops, const sp_replay_cost_t *costs, int64_t *busy,
+                                 int64_t *idle, int64_t *makespan_p);
+
 #endif

@@ -339,6 +339,44 @@ static sp_status_t host_coll_on(void *state, MPI_Comm comm, const sp_coll_args_t
     return SP_OK;
 }
 
+/* Collectives on a stream: the proxy's all-reduce, all-gather and reduce-scatter (out of
+ * place) as non-blocking calls completed by a polite wait, since a blocking MPI collective polls
+ * a core for as long as it waits for its peers, which on a host shared by several ranks delays
+ * their compute deadlines (the stream stands in for a device, which does not take a CPU core).
+ * Everything else as host_coll_on. */
+static sp_status_t host_coll_stream(void *state, MPI_Comm comm, const sp_coll_args_t *args,
+                                    const void *send, void *recv)
+{
+    host_state_t *st = state;
+    MPI_Datatype dt = host_mpi_type(args->dtype);
+    int param = (int)args->counts.param_count;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc;
+
+    if (args->in_place || args->redop == SP_REDOP_AVG) {
+        return host_coll_on(state, comm, args, send, recv);
+    }
+    switch (args->kind) {
+    case SP_COLL_ALL_REDUCE:
+        rc = MPI_Iallreduce(send, recv, param, dt, host_mpi_op(st, args->dtype, args->redop),
+                            comm, &req);
+        break;
+    case SP_COLL_REDUCE_SCATTER:
+        rc = MPI_Ireduce_scatter_block(send, recv, param, dt,
+                                       host_mpi_op(st, args->dtype, args->redop), comm, &req);
+        break;
+    case SP_COLL_ALL_GATHER:
+        rc = MPI_Iallgather(send, param, dt, recv, param, dt, comm, &req);
+        break;
+    default:
+        return host_coll_on(state, comm, args, send, recv);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = sp_host_polite_wait(&req);
+    }
+    return rc == MPI_SUCCESS ? SP_OK : mpi_check(rc, sp_coll_names[args->kind]);
+}
+
 static int host_versions(void *state, sp_kv_t *kv, int max)
 {
     (void)state;
@@ -438,7 +476,7 @@ static sp_status_t host_stream_create(void *state, MPI_Comm group, sp_stream_t *
         return SP_ERR_NOMEM;
     }
     status = sp_host_stream_create(&st->sync, group != MPI_COMM_NULL ? group : st->comm,
-                                   host_coll_on, st, &s->hs);
+                                   host_coll_stream, st, &s->hs);
     if (status != SP_OK) {
         free(s);
         return status;

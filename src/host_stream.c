@@ -78,7 +78,7 @@ static void compute_until(uint64_t deadline)
  * bounds the added latency instead. */
 #define POLL_NS 20000L
 
-static int polite_wait(MPI_Request *req)
+int sp_host_polite_wait(MPI_Request *req)
 {
     int done = 0;
     int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
@@ -109,7 +109,7 @@ static sp_status_t p2p(sp_host_stream_t *s, const op_t *op)
                            &req);
         }
         if (rc == MPI_SUCCESS) {
-            rc = polite_wait(&req);
+            rc = sp_host_polite_wait(&req);
         }
         if (rc != MPI_SUCCESS) {
             sp_error("stream %s with rank %d failed", op->kind == OP_SEND ? "send" : "recv",

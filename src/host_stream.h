@@ -63,4 +63,8 @@ sp_status_t sp_host_stream_sync(sp_host_stream_t *s);
 /* Wait (from the calling thread) until ev's latest enqueued record has completed. */
 void sp_host_event_sync(sp_host_sync_t *sync, sp_host_event_t *ev);
 
+/* MPI_Wait without spinning: MPI_Test, then sleeps of 20 us between tests, so a stream thread
+ * waiting for its peers leaves the core to the ranks sharing it. Returns MPI_Test's code. */
+int sp_host_polite_wait(MPI_Request *req);
+
 #endif

@@ -36,6 +36,7 @@ struct sp_result {
     uint64_t nrows;
     uint64_t nsamples;
     uint64_t nwrong;
+    uint64_t proxy_rows; /* rows in /proxy/ranks */
     int nranks;
 };
 
@@ -822,61 +823,130 @@ sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows,
     return status;
 }
 
-hid_t sp__result_proxy_stage_type(void)
+hid_t sp__result_proxy_rank_type(void)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_stage_row_t));
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_rank_row_t));
 
-#define PF(name, type) H5Tinsert(t, #name, HOFFSET(sp_proxy_stage_row_t, name), type)
-    PF(step, H5T_NATIVE_INT32);
-    PF(stage, H5T_NATIVE_INT32);
-    PF(step_ms, H5T_NATIVE_DOUBLE);
-    PF(busy_ms, H5T_NATIVE_DOUBLE);
-    PF(bubble_ms, H5T_NATIVE_DOUBLE);
-    PF(bubble_frac, H5T_NATIVE_DOUBLE);
-    PF(predicted_frac, H5T_NATIVE_DOUBLE);
+#define PI(name) H5Tinsert(t, #name, HOFFSET(sp_proxy_rank_row_t, name), H5T_NATIVE_INT32)
+#define PD(name) H5Tinsert(t, #name, HOFFSET(sp_proxy_rank_row_t, name), H5T_NATIVE_DOUBLE)
+    PI(step);
+    PI(rank);
+    PI(stage);
+    PI(dp);
+    PI(tp);
+    PD(step_ms);
+    PD(busy_ms);
+    PD(bubble_ms);
+    PD(bubble_frac);
+    PD(predicted_frac);
+    PD(warmup_ms);
+    PD(steady_ms);
+    PD(cooldown_ms);
+    PD(tp_ms);
+    PD(tp_overlap);
+    PD(tp_exposed_ms);
+    PD(pp_ms);
+    PD(pp_overlap);
+    PD(pp_exposed_ms);
+    PD(dp_ms);
+    PD(dp_overlap);
+    PD(dp_exposed_ms);
+    PD(exposed_ms);
+    PD(slowdown);
+#undef PI
+#undef PD
+    return t;
+}
+
+hid_t sp__result_proxy_info_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_info_t));
+
+#define PF(name, type) H5Tinsert(t, #name, HOFFSET(sp_proxy_info_t, name), type)
+    PF(pp, H5T_NATIVE_INT32);
+    PF(tp, H5T_NATIVE_INT32);
+    PF(dp, H5T_NATIVE_INT32);
+    PF(microbatches, H5T_NATIVE_INT32);
+    PF(chunks, H5T_NATIVE_INT32);
+    PF(sequence_parallel, H5T_NATIVE_INT32);
+    PF(overlap, H5T_NATIVE_INT32);
+    PF(causal, H5T_NATIVE_INT32);
+    PF(layers, H5T_NATIVE_INT64);
+    PF(hidden, H5T_NATIVE_INT64);
+    PF(heads, H5T_NATIVE_INT64);
+    PF(ffn, H5T_NATIVE_INT64);
+    PF(seq, H5T_NATIVE_INT64);
+    PF(micro_batch, H5T_NATIVE_INT64);
+    PF(vocab, H5T_NATIVE_INT64);
+    PF(tflops, H5T_NATIVE_DOUBLE);
+    PF(peak_tflops, H5T_NATIVE_DOUBLE);
+    PF(tokens_per_step, H5T_NATIVE_DOUBLE);
+    PF(flops_per_step, H5T_NATIVE_DOUBLE);
+    PF(bucket_mib, H5T_NATIVE_DOUBLE);
 #undef PF
     return t;
 }
 
-static sp_status_t write_proxy_attrs(hid_t group, const char *schedule, int p, int m, int v)
-{
-    sp_status_t status = write_attr_str(group, "schedule", schedule);
-
-    if (status == SP_OK) {
-        status = write_attr_int(group, "pp", p);
-    }
-    if (status == SP_OK) {
-        status = write_attr_int(group, "microbatches", m);
-    }
-    if (status == SP_OK) {
-        status = write_attr_int(group, "chunks", v);
-    }
-    return status;
-}
-
-sp_status_t sp_result_write_proxy_stages(sp_result_t *res, const sp_proxy_stage_row_t *rows,
-                                         size_t n, const char *schedule, int p, int m, int v)
+sp_status_t sp_result_proxy_begin(sp_result_t *res, const sp_proxy_info_t *info,
+                                  const char *schedule, const char *model, const char *dp_mode,
+                                  const char *dtype)
 {
     hid_t group = H5Gcreate2(res->file, "proxy", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t type = sp__result_proxy_stage_type();
-    hid_t ds;
+    hid_t itype = sp__result_proxy_info_type();
+    hid_t rtype = sp__result_proxy_rank_type();
+    hid_t ds = -1;
     uint64_t cur = 0;
-    sp_status_t status;
+    sp_status_t status = group < 0 ? h5_fail("create /proxy") : SP_OK;
 
-    if (group < 0) {
-        H5Tclose(type);
-        return h5_fail("create /proxy");
+    if (status == SP_OK) {
+        ds = create_table(group, "info", itype, 1);
+        status = ds < 0 ? h5_fail("create /proxy/info") : append_rows(ds, itype, &cur, info, 1);
     }
-    ds = create_table(group, "stages", type, 1024);
-    status = ds < 0 ? h5_fail("create /proxy/stages") : append_rows(ds, type, &cur, rows, n);
     if (ds >= 0) {
         H5Dclose(ds);
     }
     if (status == SP_OK) {
-        status = write_proxy_attrs(group, schedule, p, m, v);
+        ds = create_table(group, "ranks", rtype, 1024);
+        status = ds < 0 ? h5_fail("create /proxy/ranks") : SP_OK;
+        if (ds >= 0) {
+            H5Dclose(ds);
+        }
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "schedule", schedule);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "model", model);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "dp_mode", dp_mode);
+    }
+    if (status == SP_OK) {
+        status = write_attr_str(group, "dtype", dtype);
+    }
+    H5Tclose(itype);
+    H5Tclose(rtype);
+    if (group >= 0) {
+        H5Gclose(group);
+    }
+    res->proxy_rows = 0;
+    if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        status = h5_fail("flush");
+    }
+    return status;
+}
+
+sp_status_t sp_result_proxy_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n)
+{
+    hid_t type = sp__result_proxy_rank_type();
+    hid_t ds = H5Dopen2(res->file, "/proxy/ranks", H5P_DEFAULT);
+    sp_status_t status = ds < 0 ? h5_fail("open /proxy/ranks")
+                                : append_rows(ds, type, &res->proxy_rows, rows, n);
+
+    if (ds >= 0) {
+        H5Dclose(ds);
     }
     H5Tclose(type);
-    H5Gclose(group);
     if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
         status = h5_fail("flush");
     }

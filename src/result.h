@@ -84,16 +84,47 @@ typedef struct {
     int64_t sync_end_ns;
 } sp_clock_rank_t;
 
-/* One row of /proxy/stages: one pipeline stage in one measured step. Times in milliseconds. */
+/* One row of /proxy/ranks: one rank in one measured step (docs/METHODOLOGY.md, "Training
+ * proxy"). Times in milliseconds; a fraction or ratio that has no data (no traffic on a lane) is
+ * NaN. */
 typedef struct {
-    int32_t step;          /* measured step, 0.. (warm-up steps excluded) */
-    int32_t stage;         /* pipeline stage */
-    double step_ms;        /* max over stages of the step's wall time */
-    double busy_ms;        /* length of the union of the stage's compute intervals */
+    int32_t step;  /* measured step, 0.. (warm-up steps excluded) */
+    int32_t rank;  /* world rank */
+    int32_t stage; /* its pipeline stage, data-parallel and tensor-parallel coordinates */
+    int32_t dp;
+    int32_t tp;
+    double step_ms;        /* the step's wall time: max over ranks of the last task's end */
+    double busy_ms;        /* length of the union of the rank's compute intervals */
     double bubble_ms;      /* step_ms - busy_ms */
     double bubble_frac;    /* bubble_ms / step_ms */
     double predicted_frac; /* the schedule's replay with the measured mean op times */
-} sp_proxy_stage_row_t;
+    double warmup_ms;      /* the bubble split by the phase of the op each idle gap precedes */
+    double steady_ms;
+    double cooldown_ms;
+    double tp_ms;          /* per lane class: length of the union of its intervals, */
+    double tp_overlap;     /* |comm and compute| / |comm|, */
+    double tp_exposed_ms;  /* |comm| - |comm and compute| */
+    double pp_ms;
+    double pp_overlap;
+    double pp_exposed_ms;
+    double dp_ms;
+    double dp_overlap;
+    double dp_exposed_ms;
+    double exposed_ms;     /* communication of any lane not under compute */
+    double slowdown;       /* compute time / nominal with concurrent communication, over the
+                            * same without */
+} sp_proxy_rank_row_t;
+
+/* The proxy's configuration, the one row of /proxy/info. */
+typedef struct {
+    int32_t pp, tp, dp, microbatches, chunks, sequence_parallel, overlap, causal;
+    int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
+    double tflops;          /* the device rate compute ops run at */
+    double peak_tflops;     /* the peak MFU is computed against */
+    double tokens_per_step; /* micro_batch * seq * microbatches * dp */
+    double flops_per_step;  /* model FLOPs of one step, all ranks (sp_model_flops_per_step) */
+    double bucket_mib;
+} sp_proxy_info_t;
 
 typedef struct sp_result sp_result_t;
 
@@ -158,10 +189,13 @@ sp_status_t sp_result_resume(sp_result_t *res);
 sp_status_t sp_result_write_clock(sp_result_t *res, const sp_clock_rank_t *rows, size_t n,
                                   const char *method, int pings);
 
-/* /proxy/stages: the per-stage, per-step rows of the training proxy, with the schedule's name
- * and its p, m and v as attributes of /proxy. */
-sp_status_t sp_result_write_proxy_stages(sp_result_t *res, const sp_proxy_stage_row_t *rows,
-                                         size_t n, const char *schedule, int p, int m, int v);
+/* /proxy: the info row, the names (schedule, model, dp_mode, dtype) as attributes, and an empty
+ * /proxy/ranks table, flushed; then sp_result_proxy_append adds one step's rows at a time and
+ * flushes, so a stopped run keeps every finished step. */
+sp_status_t sp_result_proxy_begin(sp_result_t *res, const sp_proxy_info_t *info,
+                                  const char *schedule, const char *model, const char *dp_mode,
+                                  const char *dtype);
+sp_status_t sp_result_proxy_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n);
 
 /* Set the root attribute status ("complete", "partial" or "failed") and close. NULL is a no-op. */
 sp_status_t sp_result_close(sp_result_t *res, const char *status);
@@ -176,7 +210,8 @@ hid_t sp__result_topo_type(void);
 hid_t sp__result_event_type(void);     /* /timeline/events rows: sp_event_rec_t */
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
-hid_t sp__result_proxy_stage_type(void); /* /proxy/stages rows: sp_proxy_stage_row_t */
+hid_t sp__result_proxy_rank_type(void); /* /proxy/ranks rows: sp_proxy_rank_row_t */
+hid_t sp__result_proxy_info_type(void); /* /proxy/info: sp_proxy_info_t */
 
 /* Read a string attribute of obj into out; SP_ERR_FORMAT when missing. */
 sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen);

@@ -119,14 +119,27 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     }
     if (status == SP_OK && H5Lexists(file, "/proxy", H5P_DEFAULT) > 0) {
         hid_t g = H5Gopen2(file, "/proxy", H5P_DEFAULT);
-        type = sp__result_proxy_stage_type();
-        status = sp_reader_read_table(file, "/proxy/stages", type, sizeof(sp_proxy_stage_row_t),
-                                      &p, &rd->nproxy);
+        size_t ninfo = 0;
+        type = sp__result_proxy_info_type();
+        status = sp_reader_read_table(file, "/proxy/info", type, sizeof(sp_proxy_info_t), &p,
+                                      &ninfo);
         H5Tclose(type);
-        rd->proxy = p;
+        if (status == SP_OK && ninfo == 1) {
+            rd->proxy_info = *(sp_proxy_info_t *)p;
+            rd->has_proxy = 1;
+        }
+        free(p);
+        p = NULL;
+        if (status == SP_OK) {
+            type = sp__result_proxy_rank_type();
+            status = sp_reader_read_table(file, "/proxy/ranks", type, sizeof(sp_proxy_rank_row_t),
+                                          &p, &rd->nproxy);
+            H5Tclose(type);
+            rd->proxy = p;
+        }
         sp__result_read_attr(g, "schedule", rd->proxy_schedule, sizeof(rd->proxy_schedule));
-        sp__result_read_attr(g, "pp", buf, sizeof(buf));
-        rd->proxy_pp = (int)strtol(buf, NULL, 10);
+        sp__result_read_attr(g, "model", rd->proxy_model, sizeof(rd->proxy_model));
+        sp__result_read_attr(g, "dp_mode", rd->proxy_dp_mode, sizeof(rd->proxy_dp_mode));
         H5Gclose(g);
     }
     H5Fclose(file);

@@ -27,10 +27,13 @@ typedef struct {
     size_t nrows;
     sp_coll_wrong_t *wrong;      /* /coll/wrong */
     size_t nwrong;
-    sp_proxy_stage_row_t *proxy; /* /proxy/stages (proxy files) */
+    int has_proxy;               /* a proxy file: /proxy/info was read */
+    sp_proxy_info_t proxy_info;  /* /proxy/info */
+    sp_proxy_rank_row_t *proxy;  /* /proxy/ranks */
     size_t nproxy;
     char proxy_schedule[32];     /* attributes of /proxy */
-    int proxy_pp;
+    char proxy_model[32];
+    char proxy_dp_mode[16];
 } sp_reader_t;
 
 /* Open and read path. Returns SP_ERR_FORMAT (with a logged reason) for files that are not

@@ -272,12 +272,19 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     if (strcmp(rd->status, "complete") != 0) {
         fprintf(out, "# NOTE: the run did not complete; the points below are those it finished\n");
     }
-    if (rd->nproxy > 0) {
-        fprintf(out, "# training proxy: schedule %s, %d pipeline stages\n", rd->proxy_schedule,
-                rd->proxy_pp);
+    if (rd->has_proxy) {
+        const sp_proxy_info_t *in = &rd->proxy_info;
+        fprintf(out, "# training proxy: %s, schedule %s, dp %d x pp %d x tp %d, %d microbatches, "
+                     "%d chunk(s), dp %s, overlap %s\n",
+                rd->proxy_model, rd->proxy_schedule, in->dp, in->pp, in->tp, in->microbatches,
+                in->chunks, rd->proxy_dp_mode, in->overlap ? "on" : "off");
         sp_proxy_table_header(out);
-        sp_proxy_table_rows(out, rd->proxy, rd->nproxy);
-        sp_proxy_table_summary(out, rd->proxy, rd->nproxy, rd->proxy_pp);
+        for (size_t i = 0; i < rd->nproxy; i += (size_t)rd->world_size) {
+            size_t k = rd->nproxy - i < (size_t)rd->world_size ? rd->nproxy - i
+                                                               : (size_t)rd->world_size;
+            sp_proxy_table_step(out, rd->proxy + i, k);
+        }
+        sp_proxy_table_summary(out, in, rd->proxy, rd->nproxy);
         print_arrivals(rd, out);
         return;
     }

@@ -41,3 +41,47 @@ void sp_test_ctx_fini(sp_ctx_t *ctx)
     MPI_Comm_free(&ctx->world);
     MPI_Finalize();
 }
+
+void sp_test_comms(sp_ctx_t *ctx, const sp_layout_t *layout, sp_engine_comms_t *comms)
+{
+    int color, key;
+
+    comms->world = ctx->world;
+    SP_TEST_EQ_INT(sp_layout_split(layout, SP_LAYOUT_GROUP_TP, ctx->rank, &color, &key), SP_OK);
+    MPI_Comm_split(ctx->world, color, key, &comms->tp);
+    comms->tp_color = color;
+    SP_TEST_EQ_INT(sp_layout_split(layout, SP_LAYOUT_GROUP_PP, ctx->rank, &color, &key), SP_OK);
+    MPI_Comm_split(ctx->world, color, key, &comms->pp);
+    SP_TEST_EQ_INT(sp_layout_split(layout, SP_LAYOUT_GROUP_DP, ctx->rank, &color, &key), SP_OK);
+    MPI_Comm_split(ctx->world, color, key, &comms->dp);
+    comms->dp_color = color;
+}
+
+void sp_test_comms_free(sp_engine_comms_t *comms)
+{
+    MPI_Comm_free(&comms->tp);
+    MPI_Comm_free(&comms->pp);
+    MPI_Comm_free(&comms->dp);
+}
+
+void sp_test_program_config(sp_program_config_t *cfg, sp_sched_kind_t kind, const sp_layout_t *l,
+                            int m, int layers_per_chunk, double fwd_ns)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->kind = kind;
+    cfg->p = l->pp;
+    cfg->m = m;
+    cfg->v = l->v;
+    cfg->tp = l->tp;
+    cfg->dp = l->dp;
+    cfg->overlap = 1;
+    cfg->layers_per_chunk = layers_per_chunk;
+    cfg->dtype = SP_DTYPE_FLOAT;
+    cfg->flops_proj = fwd_ns;
+    cfg->flops_per_ns = 1.0;
+    cfg->tp_elements = 16;
+    cfg->p2p_bytes = 64;
+    cfg->layer_param_bytes = 64;
+    cfg->logits_param_bytes = 0;
+    cfg->bucket_bytes = 25u << 20;
+}

@@ -8,6 +8,8 @@
 
 #include "coll_options.h"
 #include "context.h"
+#include "engine.h"
+#include "layout.h"
 
 #define SP_TEST_FAIL(fmt, ...)                                                                     \
     do {                                                                                           \
@@ -39,5 +41,14 @@ void sp_test_fixed_opts(sp_coll_opts_t *opts);
 /* MPI, node map and host backend, as the runner sets them up. */
 void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx);
 void sp_test_ctx_fini(sp_ctx_t *ctx);
+
+/* The TP, PP and DP communicators of a layout of the world (freed by sp_test_comms_free). */
+void sp_test_comms(sp_ctx_t *ctx, const sp_layout_t *layout, sp_engine_comms_t *comms);
+void sp_test_comms_free(sp_engine_comms_t *comms);
+
+/* A program configuration with costs in nanoseconds (1 FLOP per ns): each layer's forward
+ * fwd_ns (all in the projections: ZB-H1's B and W take fwd_ns each), tiny messages, float. */
+void sp_test_program_config(sp_program_config_t *cfg, sp_sched_kind_t kind, const sp_layout_t *l,
+                            int m, int layers_per_chunk, double fwd_ns);
 
 #endif

@@ -1,0 +1,504 @@
+/* Building one rank's step program from its schedule (see program.h). */
+#include "program.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "timeline.h"
+
+static const struct {
+    sp_lane_class_t cls;
+    sp_group_t group;
+} lane_table[SP_LANE_COUNT] = {
+    [SP_LANE_COMPUTE] = {SP_LANE_CLASS_COMPUTE, SP_GROUP_WORLD},
+    [SP_LANE_TP] = {SP_LANE_CLASS_TP, SP_GROUP_TP},
+    [SP_LANE_PP_FWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_FWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_FWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_DP] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
+    [SP_LANE_DP_GATHER] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
+};
+
+static const char *const class_names[SP_LANE_CLASS_COUNT] = {"compute", "tp", "pp", "dp"};
+
+sp_lane_class_t sp_lane_class(int lane)
+{
+    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].cls : SP_LANE_CLASS_COMPUTE;
+}
+
+sp_group_t sp_lane_group(int lane)
+{
+    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].group : SP_GROUP_WORLD;
+}
+
+const char *sp_lane_class_name(int cls)
+{
+    return cls >= 0 && cls < SP_LANE_CLASS_COUNT ? class_names[cls] : "?";
+}
+
+#define MAX_DEFERRED_FIELDS 3
+
+typedef struct {
+    const sp_program_config_t *c;
+    sp_program_t *prog;
+    sp_status_t st;
+    int last_compute;                  /* latest compute task, -1: none yet */
+    int32_t pending[SP_TASK_MAX_DEPS]; /* what the next compute task waits for */
+    int npending;
+    double acc_flops; /* compute accumulated since the last task boundary */
+    int acc_open;
+    int32_t acc_layer; /* its layer, -1 when it spans several */
+    /* the schedule op being emitted */
+    int32_t op, mb, chunk;
+    int8_t type, phase;
+    int anchor;          /* FSDP prefetch: the next gather waits for this compute task */
+    uint64_t fill;       /* DDP: bytes in the open bucket of the current chunk */
+    int32_t bucket;      /* DDP: buckets emitted so far (numbering over the step) */
+    uint64_t *deferred;  /* overlap off: (count, chunk, bucket) of each bucket, run at the end */
+    size_t ndeferred;
+    int32_t *last_grad;  /* per chunk: index of its last gradient op */
+    size_t first_b, last_f;
+} builder_t;
+
+static size_t elt_size(const builder_t *b)
+{
+    return sp_dtype_size(b->c->dtype);
+}
+
+static void task_init(const builder_t *b, sp_task_t *t, sp_task_kind_t kind, sp_lane_t lane)
+{
+    memset(t, 0, sizeof(*t));
+    t->kind = (int8_t)kind;
+    t->lane = (int8_t)lane;
+    t->coll = -1;
+    t->sched_type = b->type;
+    t->phase = b->phase;
+    t->sched_op = b->op;
+    t->microbatch = b->mb;
+    t->chunk = b->chunk;
+    t->layer = -1;
+    t->bucket = -1;
+    t->peer = -1;
+    t->tag = -1;
+}
+
+static void add_dep(sp_task_t *t, int32_t dep)
+{
+    if (dep < 0) {
+        return;
+    }
+    for (int i = 0; i < t->ndeps; i++) {
+        if (t->deps[i] == dep) {
+            return;
+        }
+    }
+    if (t->ndeps < SP_TASK_MAX_DEPS) {
+        t->deps[t->ndeps++] = dep;
+    }
+}
+
+static int32_t push(builder_t *b, const sp_task_t *t)
+{
+    sp_program_t *p = b->prog;
+
+    if (b->st != SP_OK) {
+        return -1;
+    }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        sp_task_t *grown = realloc(p->tasks, cap * sizeof(*grown));
+        if (grown == NULL) {
+            b->st = SP_ERR_NOMEM;
+            return -1;
+        }
+        p->tasks = grown;
+        p->cap = cap;
+    }
+    p->tasks[p->n] = *t;
+    return (int32_t)p->n++;
+}
+
+static void wait_for(builder_t *b, int32_t task)
+{
+    if (task >= 0 && b->npending < SP_TASK_MAX_DEPS) {
+        b->pending[b->npending++] = task;
+    }
+}
+
+/* End the accumulated compute as one task (a task boundary: communication follows). */
+static void flush(builder_t *b)
+{
+    sp_task_t t;
+    int32_t at;
+
+    if (!b->acc_open) {
+        return;
+    }
+    task_init(b, &t, SP_TASK_COMPUTE, SP_LANE_COMPUTE);
+    t.ev_kind = (int8_t)(b->type == SP_SCHED_OP_F   ? SP_EV_FORWARD
+                         : b->type == SP_SCHED_OP_W ? SP_EV_WGRAD
+                                                    : SP_EV_BACKWARD);
+    t.layer = b->acc_layer;
+    t.flops = b->acc_flops;
+    t.dur_ns = (uint64_t)llround(b->acc_flops / b->c->flops_per_ns);
+    for (int i = 0; i < b->npending; i++) {
+        add_dep(&t, b->pending[i]);
+    }
+    at = push(b, &t);
+    if (at >= 0) {
+        b->last_compute = at;
+    }
+    b->npending = 0;
+    b->acc_open = 0;
+    b->acc_flops = 0.0;
+}
+
+static void compute(builder_t *b, double flops, int32_t layer)
+{
+    if (b->acc_open && b->acc_layer != layer) {
+        b->acc_layer = -1;
+    } else if (!b->acc_open) {
+        b->acc_layer = layer;
+    }
+    b->acc_open = 1;
+    b->acc_flops += flops;
+}
+
+/* A collective on lane after the accumulated compute, waiting for task dep (-1: none). */
+static int32_t coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t count,
+                    int32_t dep, int32_t layer)
+{
+    sp_task_t t;
+
+    flush(b);
+    task_init(b, &t, SP_TASK_COLL, lane);
+    t.ev_kind = SP_EV_COLL;
+    t.coll = (int8_t)kind;
+    t.layer = layer;
+    t.count = count;
+    t.bytes = count * elt_size(b);
+    add_dep(&t, dep);
+    return push(b, &t);
+}
+
+/* One attention or MLP block on the TP group: the block's compute and its collectives. */
+static void tp_block(builder_t *b, double flops, int32_t layer)
+{
+    const sp_program_config_t *c = b->c;
+
+    if (c->tp > 1 && c->sequence_parallel) {
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, b->last_compute,
+                         layer));
+        compute(b, flops, layer);
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, b->last_compute,
+                         layer));
+    } else if (c->tp > 1) {
+        compute(b, flops, layer);
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_REDUCE, c->tp_elements, b->last_compute,
+                         layer));
+    } else {
+        compute(b, flops, layer);
+    }
+}
+
+static int fsdp(const builder_t *b)
+{
+    return b->c->dp > 1 && b->c->dp_mode == SP_DP_FSDP;
+}
+
+static int ddp(const builder_t *b)
+{
+    return b->c->dp > 1 && b->c->dp_mode == SP_DP_DDP;
+}
+
+/* FSDP: the layer's parameters gathered before its compute. */
+static void fsdp_gather(builder_t *b, int32_t layer)
+{
+    int32_t g;
+
+    if (!fsdp(b)) {
+        return;
+    }
+    flush(b);
+    g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->c->layer_param_bytes / elt_size(b),
+             b->c->overlap ? b->anchor : b->last_compute, layer);
+    wait_for(b, g);
+    b->anchor = b->last_compute; /* the next gather starts when this layer starts */
+}
+
+static void ddp_bucket(builder_t *b)
+{
+    uint64_t count = b->fill / elt_size(b);
+
+    if (b->fill == 0) {
+        return;
+    }
+    if (b->c->overlap) {
+        int32_t t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, b->last_compute, -1);
+        if (t >= 0) {
+            b->prog->tasks[t].bucket = b->bucket;
+        }
+    } else {
+        uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * b->ndeferred++];
+        d[0] = count;
+        d[1] = (uint64_t)b->chunk;
+        d[2] = (uint64_t)b->bucket;
+    }
+    b->bucket++;
+    b->fill = 0;
+}
+
+/* Gradients of `bytes` are complete (only called on a chunk's last gradient op). */
+static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
+{
+    if (ddp(b)) {
+        b->fill += bytes;
+        if (b->fill >= b->c->bucket_bytes) {
+            ddp_bucket(b);
+        }
+    } else if (fsdp(b) && layer >= 0) {
+        int32_t rs = coll(b, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, bytes / elt_size(b),
+                          b->last_compute, layer);
+        if (!b->c->overlap) {
+            wait_for(b, rs);
+        }
+    }
+}
+
+static void emit_recv_send(builder_t *b, int recv, int vpeer)
+{
+    const sp_program_config_t *c = b->c;
+    int peer = vpeer % c->p;
+    int fwd = b->type == SP_SCHED_OP_F;
+    /* colour of the edge a -> a+1 (mod p), a the sending stage of a forward edge */
+    int a = fwd == recv ? peer : c->stage;
+    int color = (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
+    int consumer = recv ? b->chunk * c->p + c->stage : vpeer;
+    sp_task_t t;
+    int32_t at;
+
+    task_init(b, &t, recv ? SP_TASK_RECV : SP_TASK_SEND,
+              (sp_lane_t)((fwd ? SP_LANE_PP_FWD0 : SP_LANE_PP_BWD0) + color));
+    t.ev_kind = (int8_t)(recv ? SP_EV_RECV : SP_EV_SEND);
+    t.peer = peer;
+    t.tag = b->mb * c->p * c->v + consumer;
+    t.bytes = c->p2p_bytes;
+    add_dep(&t, b->last_compute);
+    at = push(b, &t);
+    if (recv) {
+        wait_for(b, at);
+    }
+}
+
+static void emit_op(builder_t *b, size_t k)
+{
+    const sp_program_config_t *c = b->c;
+    const sp_sched_op_t *op = &b->prog->sched[k];
+    int V = c->p * c->v;
+    int vs = op->chunk * c->p + c->stage;
+    int L = c->layers_per_chunk;
+    int zb = c->kind == SP_SCHED_ZBH1;
+    int last_grad = b->last_grad[op->chunk] == (int32_t)k;
+    int from = -1, to = -1;
+
+    b->op = (int32_t)k;
+    b->mb = op->microbatch;
+    b->chunk = op->chunk;
+    b->type = op->type;
+    b->phase = (int8_t)(k < b->first_b ? SP_PHASE_WARMUP
+                                       : (k > b->last_f ? SP_PHASE_COOLDOWN : SP_PHASE_STEADY));
+    if (op->type == SP_SCHED_OP_F) {
+        from = vs - 1;
+        to = vs + 1 < V ? vs + 1 : -1;
+    } else if (op->type == SP_SCHED_OP_B) {
+        from = vs + 1 < V ? vs + 1 : -1;
+        to = vs - 1;
+    }
+    if (from >= 0) {
+        emit_recv_send(b, 1, from);
+    }
+    if (op->type == SP_SCHED_OP_F) {
+        for (int j = 0; j < L; j++) {
+            int32_t layer = vs * L + j;
+            fsdp_gather(b, layer);
+            tp_block(b, c->flops_proj + c->flops_core, layer);
+            tp_block(b, c->flops_mlp, layer);
+        }
+        if (vs == V - 1) {
+            compute(b, c->flops_logits, -1);
+        }
+    } else {
+        int grads = op->type == SP_SCHED_OP_W || !zb; /* this op computes weight gradients */
+        int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
+        if (vs == V - 1) {
+            compute(b, (double)(grads + input) * c->flops_logits, -1);
+            if (grads && last_grad) {
+                grad_ready(b, c->logits_param_bytes, -1);
+            }
+        }
+        for (int j = L - 1; j >= 0; j--) {
+            int32_t layer = vs * L + j;
+            double mlp = (double)(grads + input) * c->flops_mlp;
+            double attn = (double)(grads + input) * c->flops_proj + (input ? 2.0 * c->flops_core : 0.0);
+            if (input) {
+                fsdp_gather(b, layer);
+                tp_block(b, mlp, layer);
+                tp_block(b, attn, layer);
+            } else {
+                compute(b, mlp + attn, layer); /* W: weight-gradient GEMMs, no communication */
+            }
+            if (grads && last_grad) {
+                flush(b);
+                grad_ready(b, c->layer_param_bytes, layer);
+            }
+        }
+        if (grads && last_grad && vs == 0) {
+            grad_ready(b, c->logits_param_bytes, -1); /* the input embedding */
+        }
+        if (grads && last_grad && ddp(b)) {
+            flush(b);
+            ddp_bucket(b); /* the chunk's last, partial bucket */
+        }
+    }
+    flush(b);
+    if (to >= 0) {
+        emit_recv_send(b, 0, to);
+    }
+}
+
+static sp_status_t check_config(const sp_program_config_t *c)
+{
+    if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
+        c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
+        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0) {
+        sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
+                 "layers per chunk %d)",
+                 c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *prog)
+{
+    size_t max = sp_schedule_op_count(c->kind, c->p, c->m, c->v);
+
+    if (max == 0) {
+        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d",
+                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v);
+        return SP_ERR_INVALID;
+    }
+    prog->sched = calloc(max, sizeof(*prog->sched));
+    if (prog->sched == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    return sp_schedule_build(c->kind, c->p, c->m, c->v, c->stage, prog->sched, max,
+                             &prog->n_sched_ops);
+}
+
+/* Per chunk the last op computing weight gradients; the first B and last F of the stage. */
+static void mark_ops(builder_t *b)
+{
+    const sp_program_t *p = b->prog;
+    int grad_type = b->c->kind == SP_SCHED_ZBH1 ? SP_SCHED_OP_W : SP_SCHED_OP_B;
+
+    b->first_b = p->n_sched_ops;
+    b->last_f = 0;
+    for (int c = 0; c < b->c->v; c++) {
+        b->last_grad[c] = -1;
+    }
+    for (size_t k = 0; k < p->n_sched_ops; k++) {
+        const sp_sched_op_t *op = &p->sched[k];
+        if (op->type == grad_type) {
+            b->last_grad[op->chunk] = (int32_t)k;
+        }
+        if (op->type == SP_SCHED_OP_B && k < b->first_b) {
+            b->first_b = k;
+        }
+        if (op->type == SP_SCHED_OP_F) {
+            b->last_f = k;
+        }
+    }
+}
+
+/* Overlap off: the step's buckets after its last compute, in the order they filled. */
+static void emit_deferred(builder_t *b)
+{
+    b->op = -1;
+    b->mb = -1;
+    b->type = -1;
+    b->phase = SP_PHASE_COOLDOWN;
+    for (size_t i = 0; i < b->ndeferred; i++) {
+        const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
+        int32_t t;
+        b->chunk = (int32_t)d[1];
+        t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], b->last_compute, -1);
+        if (t >= 0) {
+            b->prog->tasks[t].bucket = (int32_t)d[2];
+        }
+    }
+}
+
+sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
+{
+    builder_t b;
+    /* at most one bucket per layer and chunk, plus the output layer and the embedding */
+    size_t max_buckets = (size_t)cfg->v * ((size_t)cfg->layers_per_chunk + 3);
+
+    memset(prog, 0, sizeof(*prog));
+    memset(&b, 0, sizeof(b));
+    b.c = cfg;
+    b.prog = prog;
+    b.last_compute = -1;
+    b.anchor = -1;
+    b.st = check_config(cfg);
+    if (b.st == SP_OK) {
+        b.st = build_schedule(cfg, prog);
+    }
+    if (b.st == SP_OK) {
+        b.deferred = calloc(MAX_DEFERRED_FIELDS * max_buckets, sizeof(*b.deferred));
+        b.last_grad = calloc((size_t)cfg->v, sizeof(*b.last_grad));
+        b.st = b.deferred && b.last_grad ? SP_OK : SP_ERR_NOMEM;
+    }
+    if (b.st == SP_OK) {
+        mark_ops(&b);
+        for (size_t k = 0; k < prog->n_sched_ops && b.st == SP_OK; k++) {
+            emit_op(&b, k);
+        }
+        emit_deferred(&b);
+    }
+    free(b.deferred);
+    free(b.last_grad);
+    if (b.st != SP_OK) {
+        sp_program_free(prog);
+    }
+    return b.st;
+}
+
+void sp_program_free(sp_program_t *prog)
+{
+    if (prog == NULL) {
+        return;
+    }
+    free(prog->tasks);
+    free(prog->sched);
+    memset(prog, 0, sizeof(*prog));
+}
+
+size_t sp_program_lane_entries(const sp_program_t *prog, int lane)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < prog->n; i++) {
+        const sp_task_t *t = &prog->tasks[i];
+        if (t->lane == lane) {
+            n += 3 + (size_t)t->ndeps; /* start record, the task, end record, one wait per dep */
+        }
+    }
+    return n;
+}

@@ -1,0 +1,143 @@
+/* The program of one rank of the training proxy for one step: every compute and communication
+ * task, the lane (stream) it runs on and the tasks it waits for. A pure function of the layout,
+ * the schedule and the model's costs; no MPI, no backend. The engine (engine.h) runs a program
+ * on a backend's streams; tests and `predict` can inspect or simulate the same program.
+ *
+ * What one schedule op (F, B or W of one microbatch on one model chunk) becomes, per layer of
+ * the chunk, in Megatron-LM's order:
+ *   forward:  attention, then the MLP; with tensor parallelism (tp > 1) each block ends in an
+ *             all-reduce of b*s*h elements over the TP group; with sequence parallelism each
+ *             block is all-gather -> compute -> reduce-scatter instead. The last virtual stage
+ *             adds the logits (2bshV/tp) after its last layer.
+ *   backward: the layers in reverse, MLP then attention, with the conjugate TP collectives; the
+ *             logits' backward comes first. For ZB-H1 the backward B carries only the input
+ *             gradient (FLOPs: projections and MLP once, attention core twice) and W the weight
+ *             gradient (projections and MLP once), W without communication; otherwise B is the
+ *             whole backward (2x forward).
+ * Pipeline: an F receives its input from the previous virtual stage and sends its output to the
+ * next one; a B the reverse. A receive is posted when the previous compute task has finished
+ * (as a CPU thread would post it), on one of 3 forward and 3 backward lanes chosen by the edge's
+ * colour so that no lane both sends and receives on an odd ring.
+ * Data parallelism (dp > 1):
+ *   DDP: the gradients of the chunk's last gradient op (microbatch m-1; earlier microbatches
+ *        accumulate locally, Megatron's no_sync) fill buckets in reverse layer order; a bucket
+ *        is all-reduced over the DP group as soon as its last layer's gradient is computed
+ *        (overlap on) or after the step's last compute (overlap off, Megatron without
+ *        overlap_grad_reduce). Buckets are per chunk; a chunk's last bucket may be smaller.
+ *        The output layer (last stage) and the input embedding (first stage) are in it.
+ *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
+ *        parameters over the DP group; with overlap on it is prefetched (issued when the
+ *        previous layer starts computing), with overlap off the compute waits for a gather
+ *        issued only when it is needed. After a layer's gradient on the last microbatch, a
+ *        reduce-scatter of its gradients, which the next compute waits for when overlap is
+ *        off.
+ * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
+ */
+#ifndef SP_PROGRAM_H
+#define SP_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+#include "dtype.h"
+#include "schedule.h"
+#include "status.h"
+
+/* Lanes: one backend stream each. Adding one: a value here and a row in program.c's table. */
+typedef enum {
+    SP_LANE_COMPUTE = 0,
+    SP_LANE_TP,
+    SP_LANE_PP_FWD0,
+    SP_LANE_PP_FWD1,
+    SP_LANE_PP_FWD2,
+    SP_LANE_PP_BWD0,
+    SP_LANE_PP_BWD1,
+    SP_LANE_PP_BWD2,
+    SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP) */
+    SP_LANE_DP_GATHER, /* FSDP parameter all-gather */
+    SP_LANE_COUNT
+} sp_lane_t;
+
+/* What a lane's traffic is, for the overlap metrics. */
+typedef enum {
+    SP_LANE_CLASS_COMPUTE = 0,
+    SP_LANE_CLASS_TP,
+    SP_LANE_CLASS_PP,
+    SP_LANE_CLASS_DP,
+    SP_LANE_CLASS_COUNT
+} sp_lane_class_t;
+
+/* The communicator a lane's stream is created on. */
+typedef enum { SP_GROUP_WORLD = 0, SP_GROUP_TP, SP_GROUP_PP, SP_GROUP_DP } sp_group_t;
+
+sp_lane_class_t sp_lane_class(int lane);
+sp_group_t sp_lane_group(int lane);
+const char *sp_lane_class_name(int cls); /* "compute", "tp", "pp", "dp"; "?" otherwise */
+
+typedef enum { SP_TASK_COMPUTE = 0, SP_TASK_COLL, SP_TASK_SEND, SP_TASK_RECV } sp_task_kind_t;
+
+/* Phase of the schedule an op belongs to: warm-up = before the stage's first backward,
+ * cool-down = after its last forward, steady = between. */
+typedef enum { SP_PHASE_WARMUP = 0, SP_PHASE_STEADY, SP_PHASE_COOLDOWN, SP_PHASE_COUNT } sp_phase_t;
+
+#define SP_TASK_MAX_DEPS 6
+
+typedef struct {
+    int8_t kind;       /* sp_task_kind_t */
+    int8_t lane;       /* sp_lane_t */
+    int8_t ev_kind;    /* sp_ev_kind_t it is recorded as on the timeline */
+    int8_t coll;       /* sp_coll_kind_t of a COLL task, else -1 */
+    int8_t sched_type; /* SP_SCHED_OP_F/B/W of the schedule op it belongs to, -1: none */
+    int8_t phase;      /* sp_phase_t of that op (cool-down for tasks after the last op) */
+    int32_t sched_op;  /* index of that op in the stage's op list, -1: none */
+    int32_t microbatch, chunk, layer, bucket; /* -1: not applicable; layer is global */
+    int32_t peer, tag;                        /* SEND / RECV: rank in the PP group, tag */
+    uint64_t count;    /* COLL: element count as nccl-tests' size (total over the group for
+                        * all-gather and reduce-scatter, the buffer for all-reduce) */
+    uint64_t bytes;    /* COLL: count * element size; SEND/RECV: message bytes */
+    uint64_t dur_ns;   /* COMPUTE: duration at the configured rate */
+    double flops;      /* COMPUTE */
+    int32_t ndeps;
+    int32_t deps[SP_TASK_MAX_DEPS]; /* earlier tasks on other lanes it waits for */
+} sp_task_t;
+
+typedef enum { SP_DP_DDP = 0, SP_DP_FSDP = 1 } sp_dp_mode_t;
+
+typedef struct {
+    sp_sched_kind_t kind;
+    int p, m, v, stage; /* pipeline: stages, microbatches, chunks per stage, this stage */
+    int tp, dp;
+    int sequence_parallel;
+    int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
+    int overlap; /* 1: DP communication overlaps compute; 0: serialized */
+    int layers_per_chunk;
+    sp_dtype_t dtype;
+    /* forward FLOPs on one TP rank per layer and microbatch, and of the logits */
+    double flops_proj, flops_core, flops_mlp, flops_logits;
+    double flops_per_ns; /* the device rate */
+    uint64_t tp_elements;      /* b*s*h */
+    uint64_t p2p_bytes;        /* pipeline message per microbatch */
+    uint64_t layer_param_bytes; /* one layer's parameters on one TP rank */
+    uint64_t logits_param_bytes; /* output layer and (first stage) input embedding, per TP rank */
+    uint64_t bucket_bytes;     /* DDP bucket size */
+} sp_program_config_t;
+
+typedef struct {
+    sp_task_t *tasks;
+    size_t n;
+    size_t cap;
+    size_t n_sched_ops;      /* ops of the stage's schedule */
+    sp_sched_op_t *sched;    /* the schedule op list, n_sched_ops entries */
+} sp_program_t;
+
+/* Build the program. SP_ERR_INVALID (logged) for a configuration sp_schedule_build rejects or
+ * a size < 1; SP_ERR_NOMEM. On success *prog is owned by the caller (sp_program_free). */
+sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog);
+void sp_program_free(sp_program_t *prog); /* NULL or zeroed: no-op */
+
+/* Stream entries a lane needs for one step (waits, records and the task itself), for backends
+ * with bounded queues. */
+size_t sp_program_lane_entries(const sp_program_t *prog, int lane);
+
+#endif
