@@ -169,13 +169,20 @@ static void compute(builder_t *b, double flops, int32_t layer)
     b->acc_flops += flops;
 }
 
-/* A collective on lane after the accumulated compute, waiting for task dep (-1: none). */
+/* dep of coll(): the compute task that ends the accumulated compute (flushed by coll itself) */
+#define AFTER_COMPUTE (-2)
+
+/* A collective on lane after the accumulated compute, waiting for task dep (-1: none;
+ * AFTER_COMPUTE: the compute before it). */
 static int32_t coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t count,
                     int32_t dep, int32_t layer)
 {
     sp_task_t t;
 
     flush(b);
+    if (dep == AFTER_COMPUTE) {
+        dep = b->last_compute;
+    }
     task_init(b, &t, SP_TASK_COLL, lane);
     t.ev_kind = SP_EV_COLL;
     t.coll = (int8_t)kind;
@@ -192,14 +199,14 @@ static void tp_block(builder_t *b, double flops, int32_t layer)
     const sp_program_config_t *c = b->c;
 
     if (c->tp > 1 && c->sequence_parallel) {
-        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, b->last_compute,
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE,
                          layer));
         compute(b, flops, layer);
-        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, b->last_compute,
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, AFTER_COMPUTE,
                          layer));
     } else if (c->tp > 1) {
         compute(b, flops, layer);
-        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_REDUCE, c->tp_elements, b->last_compute,
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_REDUCE, c->tp_elements, AFTER_COMPUTE,
                          layer));
     } else {
         compute(b, flops, layer);
@@ -226,7 +233,7 @@ static void fsdp_gather(builder_t *b, int32_t layer)
     }
     flush(b);
     g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->c->layer_param_bytes / elt_size(b),
-             b->c->overlap ? b->anchor : b->last_compute, layer);
+             b->c->overlap ? b->anchor : AFTER_COMPUTE, layer);
     wait_for(b, g);
     b->anchor = b->last_compute; /* the next gather starts when this layer starts */
 }
@@ -239,7 +246,7 @@ static void ddp_bucket(builder_t *b)
         return;
     }
     if (b->c->overlap) {
-        int32_t t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, b->last_compute, -1);
+        int32_t t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = b->bucket;
         }
@@ -263,7 +270,7 @@ static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
         }
     } else if (fsdp(b) && layer >= 0) {
         int32_t rs = coll(b, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, bytes / elt_size(b),
-                          b->last_compute, layer);
+                          AFTER_COMPUTE, layer);
         if (!b->c->overlap) {
             wait_for(b, rs);
         }
@@ -437,7 +444,7 @@ static void emit_deferred(builder_t *b)
         const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
         int32_t t;
         b->chunk = (int32_t)d[1];
-        t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], b->last_compute, -1);
+        t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = (int32_t)d[2];
         }

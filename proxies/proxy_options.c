@@ -27,6 +27,11 @@ static const sp_opt_def_t proxy_defs[] = {
      NULL, 0},
     {"micro-batch", 0, SP_OPT_INT, OFF(micro_batch), "0", "N",
      "override the micro-batch size (preset 1); 0: keep", 0, 1e6, NULL, 0},
+    {"heads", 0, SP_OPT_INT, OFF(heads), "0", "N",
+     "override the attention heads (key/value heads follow for multi-head presets); 0: keep", 0,
+     1e6, NULL, 0},
+    {"vocab", 0, SP_OPT_INT, OFF(vocab), "0", "N", "override the vocabulary size; 0: keep", 0,
+     1e9, NULL, 0},
     {"causal", 0, SP_OPT_FLAG, OFF(causal), NULL, NULL,
      "count attention FLOPs with the causal mask (half of s^2); default: Megatron's full s^2", 0,
      -1, NULL, 0},
@@ -111,6 +116,15 @@ sp_status_t sp_proxy_model(const sp_proxy_opts_t *opts, sp_model_t *model_p)
     model.seq = opts->seq > 0 ? opts->seq : model.seq;
     model.micro_batch = opts->micro_batch > 0 ? opts->micro_batch : model.micro_batch;
     model.causal = opts->causal;
+    model.vocab = opts->vocab > 0 ? opts->vocab : model.vocab;
+    if (opts->heads > 0) {
+        /* grouped-query presets keep their key/value heads when they still divide */
+        model.kv_heads = (model.kv_heads == 0 || model.kv_heads == model.heads ||
+                          opts->heads % model.kv_heads != 0)
+                             ? 0
+                             : model.kv_heads;
+        model.heads = opts->heads;
+    }
     *model_p = model;
     return SP_OK;
 }

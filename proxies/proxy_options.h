@@ -18,6 +18,8 @@ typedef struct {
     long ffn;
     long seq;
     long micro_batch;
+    long heads;
+    long vocab;
     long tp;      /* tensor-parallel size */
     long pp;      /* pipeline stages; 0: from the world size */
     long dp;      /* data-parallel size; 0: from the world size */

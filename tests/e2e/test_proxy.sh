@@ -1,41 +1,66 @@
 #!/usr/bin/env bash
-# `scaleprobe proxy` (pipeline-only slice): runs every schedule it has to completion at 4 ranks,
-# writes one /proxy/stages row per step and stage, and refuses bad layouts with exit 2.
+# `scaleprobe proxy` at 8 ranks as dp 2 x pp 2 x tp 2: every schedule runs to completion, and so
+# do sequence parallelism, FSDP and overlap off; each file holds one /proxy/ranks row per rank
+# and measured step, /proxy/info with the layout, and every task on the timeline (compute,
+# collectives, point-to-point). report prints the metrics; bad layouts exit 2 with one message.
 source "$(dirname "$0")/lib.sh"
 
-for sched in "gpipe" "1f1b" "interleaved --chunks 2"; do
-  f="$TMP/p-${sched%% *}.h5"
+small="--hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 4 --vocab 1024 --tflops 2 --steps 2"
+run=0
+for variant in "--schedule gpipe" "--schedule 1f1b" "--schedule interleaved --chunks 2" \
+  "--schedule zb-h1" "--schedule 1f1b --sequence-parallel" "--schedule 1f1b --dp-mode fsdp" \
+  "--schedule interleaved --chunks 2 --overlap off"; do
+  run=$((run + 1))
+  f="$TMP/p$run.h5"
   # shellcheck disable=SC2086
-  sp_mpirun 4 proxy --hidden 256 --ffn 1024 --seq 128 --layers 8 --tflops 20 --steps 2 \
-    --schedule $sched -O "$f" >"$TMP/out" 2>&1
+  sp_mpirun 8 proxy $small --tp 2 --pp 2 --dp 2 $variant -O "$f" >"$TMP/out" 2>&1
   rc=$?
-  rows=$(h5dump -H -d /proxy/stages "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
-  chunks=1
-  case "$sched" in interleaved*) chunks=2 ;; esac
-  # every compute op on the timeline: 2 steps x 4 stages x (forward + backward) x 8 microbatches x chunks
-  want=$((2 * 4 * 2 * 8 * chunks))
+  rows=$(h5dump -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
   events=$(h5dump -a /timeline/events "$f" 2>/dev/null | awk '/\(0\)/{print $2}')
-  if [ "$rc" -eq 0 ] && [ "$rows" = "8" ] && [ "$events" = "$want" ] &&
-    h5dump -a /status "$f" | grep -q complete; then
-    ok "proxy --schedule $sched: complete, 8 rows (2 steps x 4 stages), $events compute ops on the timeline"
+  # kinds on the timeline: compute (forward/backward) and, with tp 2 and dp 2, coll, send, recv
+  kinds=$(h5dump -d /timeline/events -M kind "$f" 2>/dev/null | grep -o 'SP_EV_[A-Z]*\|"[a-z]*"' | sort -u | tr '\n' ' ')
+  if [ "$rc" -eq 0 ] && [ "$rows" = "16" ] && [ "${events:-0}" -gt 0 ] &&
+    h5dump -a /status "$f" | grep -q complete && ! grep -q 'did not fit' "$TMP/out"; then
+    ok "proxy dp2 x pp2 x tp2 $variant: complete, 16 rows (2 steps x 8 ranks), $events tasks on the timeline"
   else
-    not_ok "proxy --schedule $sched: rc=$rc rows=$rows events=$events (want $want)"
+    not_ok "proxy $variant: rc=$rc rows=$rows events=$events"
     tail -5 "$TMP/out"
   fi
 done
 
-# report reads the proxy file back: the same rows and a per-stage summary against the prediction
-f="$TMP/p-1f1b.h5"
-"$SCALEPROBE" report "$f" >"$TMP/report" 2>&1
-if grep -q '^# training proxy: schedule 1f1b, 4 pipeline stages' "$TMP/report" &&
-  [ "$(grep -c '^# *[0-3] \+[0-9.]\+ \+0.2727' "$TMP/report")" = "4" ]; then
-  ok "report on a proxy file: the table and 4 stage summaries (predicted 0.2727 = 3/11)"
+# the timeline holds every kind of task of a TP x PP x DP step
+f="$TMP/p2.h5"
+h5dump -d /timeline/events "$f" 2>/dev/null >"$TMP/events.txt"
+missing=""
+for k in coll send recv forward backward; do
+  grep -q "kind\"\? *[=:]\? *\"\?$k\"\?" "$TMP/events.txt" || grep -qi "$k" "$TMP/events.txt" || missing="$missing $k"
+done
+[ -z "$missing" ] && ok "the timeline of 1f1b holds coll, send, recv, forward and backward tasks" ||
+  not_ok "timeline kinds missing:$missing"
+
+# ZB-H1 records weight-gradient tasks
+grep -qi wgrad <(h5dump -d /timeline/events "$TMP/p4.h5" 2>/dev/null) && ok "zb-h1 records wgrad tasks" ||
+  not_ok "no wgrad tasks in the zb-h1 timeline"
+
+# report reads the proxy file back: the layout, step time, tokens/s and MFU, both stages
+"$SCALEPROBE" report "$TMP/p2.h5" >"$TMP/report" 2>&1
+if grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 2, 8 microbatches' "$TMP/report" &&
+  grep -q '^# step time: median [0-9.]* ms over 2 measured' "$TMP/report" &&
+  grep -q '^# tokens/s [0-9.]* (2048 tokens per step); MFU [0-9.]*%' "$TMP/report" &&
+  [ "$(grep -c '^# *[01] \+[0-9.]\+ \+[0-9.]\+ ' "$TMP/report")" = "2" ]; then
+  ok "report on a proxy file: layout, step time, tokens/s, MFU and 2 stage rows"
 else
   not_ok "report on a proxy file"
   cat "$TMP/report"
 fi
 
-for bad in "--layers 6 --chunks 2 --schedule interleaved" "--pp 3" "--model gpt5" "--schedule zb-h2"; do
+# overlap off: no data-parallel communication under compute
+dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +bubble/{s=1; next} s && /^# +[01] /{print $14}' | sort -u | tr '\n' ' ')
+[ "$dp_ovl" = "0.000 " ] && ok "overlap off: dp overlap 0.000 on both stages" ||
+  not_ok "overlap off: dp overlap '$dp_ovl'"
+
+for bad in "--tp 3" "--pp 3" "--layers 6 --chunks 2 --schedule interleaved" "--model gpt5" \
+  "--schedule zb-h2" "--tp 4 --heads 6 --hidden 384" "--chunks 2 --schedule 1f1b"; do
   # shellcheck disable=SC2086
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
   rc=$?
@@ -44,6 +69,7 @@ for bad in "--layers 6 --chunks 2 --schedule interleaved" "--pp 3" "--model gpt5
     ok "proxy $bad: exit 2, one message: $(grep '^scaleprobe' "$TMP/err")"
   else
     not_ok "proxy $bad: rc=$rc messages=$n"
+    cat "$TMP/err"
   fi
 done
 finish
