@@ -296,6 +296,13 @@ static void emit_recv_send(builder_t *b, int recv, int vpeer)
     t.tag = b->mb * c->p * c->v + consumer;
     t.bytes = c->p2p_bytes;
     add_dep(&t, b->last_compute);
+    if (!recv) {
+        /* the op's output exists once its last TP collective has run (still pending for the
+         * next compute, which waits for it too) */
+        for (int i = 0; i < b->npending; i++) {
+            add_dep(&t, b->pending[i]);
+        }
+    }
     at = push(b, &t);
     if (recv) {
         wait_for(b, at);
@@ -317,7 +324,7 @@ static void emit_op(builder_t *b, size_t k)
     b->mb = op->microbatch;
     b->chunk = op->chunk;
     b->type = op->type;
-    b->phase = (int8_t)(k < b->first_b ? SP_PHASE_WARMUP
+    b->phase = (int8_t)(k <= b->first_b ? SP_PHASE_WARMUP
                                        : (k > b->last_f ? SP_PHASE_COOLDOWN : SP_PHASE_STEADY));
     if (op->type == SP_SCHED_OP_F) {
         from = vs - 1;
@@ -359,7 +366,7 @@ static void emit_op(builder_t *b, size_t k)
             } else {
                 compute(b, mlp + attn, layer); /* W: weight-gradient GEMMs, no communication */
             }
-            if (grads && last_grad) {
+            if (grads && last_grad && c->dp > 1) {
                 flush(b);
                 grad_ready(b, c->layer_param_bytes, layer);
             }

@@ -77,8 +77,10 @@ const char *sp_lane_class_name(int cls); /* "compute", "tp", "pp", "dp"; "?" oth
 
 typedef enum { SP_TASK_COMPUTE = 0, SP_TASK_COLL, SP_TASK_SEND, SP_TASK_RECV } sp_task_kind_t;
 
-/* Phase of the schedule an op belongs to: warm-up = before the stage's first backward,
- * cool-down = after its last forward, steady = between. */
+/* Phase of the schedule an op belongs to: warm-up = up to and including the stage's first
+ * backward (the wait for it is the pipeline filling), cool-down = after its last forward,
+ * steady = between. An idle gap is charged to the phase of the op after it, so in an ideal
+ * GPipe or 1F1B step warm-up + cool-down idle = (p-1)(F+B) and steady-state stalls are 0. */
 typedef enum { SP_PHASE_WARMUP = 0, SP_PHASE_STEADY, SP_PHASE_COOLDOWN, SP_PHASE_COUNT } sp_phase_t;
 
 #define SP_TASK_MAX_DEPS 6
