@@ -86,8 +86,10 @@ static void print_overall(FILE *out, const sp_proxy_info_t *info, const sp_proxy
     }
     sp_stats_summarize(steps, k, steps, &s);
     if (k >= 6) {
-        fprintf(out, "# step time: median %.3f ms, 95%% CI [%.3f, %.3f] over %zu measured steps\n",
-                s.median, s.ci_lo, s.ci_hi, k);
+        fprintf(out,
+                "# step time: median %.3f ms, 95%% CI [%.3f, %.3f] (+-%.1f%%) over %zu measured "
+                "steps\n",
+                s.median, s.ci_lo, s.ci_hi, 100.0 * sp_stats_rel_halfwidth(&s), k);
     } else {
         fprintf(out, "# step time: median %.3f ms over %zu measured step(s) (a 95%% CI needs 6)\n",
                 s.median, k);
