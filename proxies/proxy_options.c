@@ -77,9 +77,10 @@ static const sp_opt_def_t proxy_defs[] = {
      "stop measuring after this time even if the CI is wider", 0, 1e7, NULL, 0},
     {"warmup-steps", 'w', SP_OPT_INT, OFF(warmup_steps), "1", "N", "steps run before measuring", 0,
      1e6, NULL, 0},
-    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "host", "NAME",
-     "auto, host or nccl (the engine needs streams: host)", 0, -1, sp_backend_names,
-     SP_BACKEND_COUNT},
+    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "auto", "NAME",
+     "auto (nccl where every rank has a GPU, else host), host (MPI on host streams) or nccl "
+     "(NCCL and a spin kernel on CUDA streams)",
+     0, -1, sp_backend_names, SP_BACKEND_COUNT},
     {"timeout", 0, SP_OPT_DOUBLE, OFF(timeout), "300", "SEC", "bound on every wait for the device",
      1e-3, 1e7, NULL, 0},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks of the nccl backend on a machine with a GPU, in a few minutes on one GPU: build with
-# CUDA, a verified one-rank sweep of every collective, CUDA-event times against wall time, and
-# the same with CUDA graphs. Prints PASS/FAIL per check and exits non-zero on any failure.
+# CUDA, a verified one-rank sweep of every collective, CUDA-event times against wall time (also
+# with CUDA graphs), and the proxy engine on CUDA streams. Prints PASS/FAIL per check and exits
+# non-zero on any failure.
 #   scripts/gpu-check.sh [extra cmake configure arguments]
 # The build goes to $SCALEPROBE_BUILD_DIR (default build/), as scripts/build.sh does.
 set -uo pipefail
@@ -157,5 +158,19 @@ for graph in "" "-G"; do
     fail "$name: $rows_over row(s) with more event time than their own elapsed_s"
   fi
 done
+
+# ---- the proxy engine on CUDA streams ----
+# One rank: no communication, so the step is the spin kernels back to back and the MFU against
+# --tflops must be close to 100% (the spin kernel holds the stream for exactly an op's time).
+sp 120 1 proxy --backend nccl --hidden 2048 --ffn 8192 --heads 16 --seq 1024 --layers 4 \
+  --vocab 8192 --tflops 50 --steps 5 -O "$tmp/proxy.h5" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+mfu=$(grep -o 'MFU [0-9.]*%' "$tmp/stdout" | grep -o '[0-9.]*')
+if [ "$rc" -eq 0 ] && awk -v m="${mfu:-0}" 'BEGIN { exit !(m > 90 && m <= 100.5) }'; then
+  pass "1-rank proxy on CUDA streams: MFU ${mfu}% of the spin rate (want 90-100.5%)"
+else
+  fail "1-rank proxy on CUDA streams: exit $rc, MFU '${mfu}'"
+  show "$tmp/stdout" "$tmp/stderr"
+fi
 
 summary

@@ -102,8 +102,8 @@ int sp_backend_gpu_count(char *err, size_t errlen)
 
 /* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort the
  * communicator, so no rank stays blocked on a peer that will never come. */
-static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
-                                const char *what)
+static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
+                                   cudaError_t (*query)(void *), void *what_obj, const char *what)
 {
     uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
     struct timespec nap = {0, 20000};
@@ -114,21 +114,27 @@ static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), 
         if (rc != cudaErrorNotReady) {
             return cuda_check(rc, what);
         }
-        if (st->nccl != NULL && ncclCommGetAsyncError(st->nccl, &async) == ncclSuccess &&
+        if (*comm != NULL && ncclCommGetAsyncError(*comm, &async) == ncclSuccess &&
             async != ncclSuccess && async != ncclInProgress) {
             return nccl_check(st, async, what);
         }
         if (sp_time_ns() > deadline) {
             sp_error("%s: no completion after %.1f s (--timeout); aborting the NCCL communicator",
                      what, st->timeout_s);
-            if (st->nccl != NULL) {
-                ncclCommAbort(st->nccl);
-                st->nccl = NULL;
+            if (*comm != NULL) {
+                ncclCommAbort(*comm);
+                *comm = NULL;
             }
             return SP_ERR_TIMEOUT;
         }
         nanosleep(&nap, NULL);
     }
+}
+
+static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
+                                const char *what)
+{
+    return bounded_wait_on(st, &st->nccl, query, what_obj, what);
 }
 
 static cudaError_t query_stream(void *s)
@@ -434,73 +440,92 @@ static int nccl_coll_supported(void *state, sp_coll_kind_t kind, int in_place)
            !(in_place && (kind == SP_COLL_ALLTOALL || kind == SP_COLL_SENDRECV));
 }
 
+/* Where a collective runs: the backend's own communicator and stream, or a proxy stream's. */
+typedef struct {
+    ncclComm_t comm;
+    cudaStream_t stream;
+    int rank;
+    int nranks;
+} nccl_place_t;
+
+static sp_status_t coll_on(const nccl_state_t *st, const nccl_place_t *at,
+                           const sp_coll_args_t *args, const void *send, void *recv);
+
 static sp_status_t nccl_coll_run(void *state, const sp_coll_args_t *args, const void *send,
                                  void *recv)
 {
     nccl_state_t *st = state;
+    nccl_place_t at = {st->nccl, st->stream, st->rank, st->nranks};
+
+    if (st->nccl == NULL) {
+        return SP_ERR_TIMEOUT; /* aborted earlier */
+    }
+    return coll_on(st, &at, args, send, recv);
+}
+
+static sp_status_t coll_on(const nccl_state_t *st, const nccl_place_t *at,
+                           const sp_coll_args_t *args, const void *send, void *recv)
+{
     const sp_coll_counts_t *c = &args->counts;
     ncclDataType_t dt = nccl_type(args->dtype);
     ncclRedOp_t op = nccl_op(args->redop);
     size_t esize = sp_dtype_size(args->dtype);
     size_t param = c->param_count;
     /* NCCL's in-place output of reduce_scatter and scatter is block `rank` of the buffer */
-    void *out = args->in_place ? (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize
+    void *out = args->in_place ? (char *)recv + c->recv_inplace_offset * (size_t)at->rank * esize
                                : recv;
     ncclResult_t rc = ncclSuccess;
 
-    if (st->nccl == NULL) {
-        return SP_ERR_TIMEOUT; /* aborted earlier */
-    }
     switch (args->kind) {
     case SP_COLL_ALL_REDUCE:
-        rc = ncclAllReduce(send, recv, param, dt, op, st->nccl, st->stream);
+        rc = ncclAllReduce(send, recv, param, dt, op, at->comm, at->stream);
         break;
     case SP_COLL_ALL_GATHER:
-        rc = ncclAllGather(send, recv, param, dt, st->nccl, st->stream);
+        rc = ncclAllGather(send, recv, param, dt, at->comm, at->stream);
         break;
     case SP_COLL_REDUCE_SCATTER:
-        rc = ncclReduceScatter(send, out, param, dt, op, st->nccl, st->stream);
+        rc = ncclReduceScatter(send, out, param, dt, op, at->comm, at->stream);
         break;
     case SP_COLL_BROADCAST:
-        rc = ncclBroadcast(send, recv, param, dt, args->root, st->nccl, st->stream);
+        rc = ncclBroadcast(send, recv, param, dt, args->root, at->comm, at->stream);
         break;
     case SP_COLL_REDUCE:
-        rc = ncclReduce(send, recv, param, dt, op, args->root, st->nccl, st->stream);
+        rc = ncclReduce(send, recv, param, dt, op, args->root, at->comm, at->stream);
         break;
     case SP_COLL_ALLTOALL:
     case SP_COLL_GATHER:
     case SP_COLL_SCATTER:
         /* block exchanges as grouped point-to-point, as nccl-tests does before NCCL 2.28 */
         rc = ncclGroupStart();
-        for (int r = 0; r < st->nranks && rc == ncclSuccess; r++) {
+        for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
             const char *s = (const char *)send;
             char *d = (char *)recv;
             if (args->kind == SP_COLL_ALLTOALL) {
-                rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, st->nccl, st->stream);
+                rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, at->comm, at->stream);
                 if (rc == ncclSuccess) {
-                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, st->nccl,
-                                  st->stream);
+                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, at->comm,
+                              at->stream);
                 }
-            } else if (args->kind == SP_COLL_GATHER && st->rank == args->root) {
+            } else if (args->kind == SP_COLL_GATHER && at->rank == args->root) {
                 /* in place, the root's own block is already where it belongs */
-                if (!(args->in_place && r == st->rank)) {
-                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, st->nccl,
-                                  st->stream);
+                if (!(args->in_place && r == at->rank)) {
+                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, at->comm,
+                              at->stream);
                 }
-            } else if (args->kind == SP_COLL_SCATTER && st->rank == args->root) {
-                if (!(args->in_place && r == st->rank)) {
-                    rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, st->nccl,
-                                  st->stream);
+            } else if (args->kind == SP_COLL_SCATTER && at->rank == args->root) {
+                if (!(args->in_place && r == at->rank)) {
+                    rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, at->comm,
+                                  at->stream);
                 }
             }
         }
         if (rc == ncclSuccess && args->kind == SP_COLL_GATHER &&
-            !(args->in_place && st->rank == args->root)) {
-            rc = ncclSend(send, param, dt, args->root, st->nccl, st->stream);
+            !(args->in_place && at->rank == args->root)) {
+            rc = ncclSend(send, param, dt, args->root, at->comm, at->stream);
         }
         if (rc == ncclSuccess && args->kind == SP_COLL_SCATTER &&
-            !(args->in_place && st->rank == args->root)) {
-            rc = ncclRecv(out, param, dt, args->root, st->nccl, st->stream);
+            !(args->in_place && at->rank == args->root)) {
+            rc = ncclRecv(out, param, dt, args->root, at->comm, at->stream);
         }
         {
             ncclResult_t end = ncclGroupEnd();
@@ -510,11 +535,11 @@ static sp_status_t nccl_coll_run(void *state, const sp_coll_args_t *args, const 
     case SP_COLL_SENDRECV:
         rc = ncclGroupStart();
         if (rc == ncclSuccess) {
-            rc = ncclSend(send, param, dt, (st->rank + 1) % st->nranks, st->nccl, st->stream);
+            rc = ncclSend(send, param, dt, (at->rank + 1) % at->nranks, at->comm, at->stream);
         }
         if (rc == ncclSuccess) {
-            rc = ncclRecv(recv, param, dt, (st->rank - 1 + st->nranks) % st->nranks, st->nccl,
-                          st->stream);
+            rc = ncclRecv(recv, param, dt, (at->rank - 1 + at->nranks) % at->nranks, at->comm,
+                          at->stream);
         }
         {
             ncclResult_t end = ncclGroupEnd();
@@ -666,77 +691,137 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     return status;
 }
 
-/* Streams for the proxy engine need one NCCL communicator per stream; not built yet. */
-static sp_status_t nccl_stream_unsupported(void)
-{
-    sp_error("streams (the proxy engine) are not implemented on the nccl backend yet");
-    return SP_ERR_UNSUPPORTED;
-}
+/* Streams of the proxy engine: a CUDA stream each, with its own NCCL communicator over the
+ * stream's group (one communicator per stream, so operations of different streams never share a
+ * communicator's ordering). Created with a unique id broadcast over the group, like the
+ * backend's own; collective over the group only. */
+struct sp_stream {
+    cudaStream_t stream;
+    ncclComm_t nccl; /* NULL after an abort */
+    int rank;
+    int nranks;
+};
 
 static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
-    (void)state;
-    (void)group;
-    (void)stream_p;
-    return nccl_stream_unsupported();
+    nccl_state_t *st = state;
+    MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
+    sp_stream_t *s = calloc(1, sizeof(*s));
+    struct {
+        int ok;
+        ncclUniqueId id;
+    } boot;
+    sp_status_t status = s == NULL ? SP_ERR_NOMEM : SP_OK;
+    int mine, all = 0;
+
+    if (s != NULL) {
+        MPI_Comm_rank(comm, &s->rank);
+        MPI_Comm_size(comm, &s->nranks);
+        status = cuda_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
+                            "cudaStreamCreateWithFlags");
+    }
+    memset(&boot, 0, sizeof(boot));
+    if (status == SP_OK && s->rank == 0) {
+        status = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId");
+    }
+    /* nobody enters the group's init unless every member is ready and the id is good */
+    mine = status == SP_OK;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    boot.ok = all;
+    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, comm);
+    if (!boot.ok) {
+        status = status != SP_OK ? status : SP_ERR_PEER;
+    } else {
+        status = nccl_check(st, ncclCommInitRank(&s->nccl, s->nranks, boot.id, s->rank),
+                            "ncclCommInitRank (stream)");
+    }
+    if (status != SP_OK) {
+        if (s != NULL) {
+            if (s->stream != NULL) {
+                cudaStreamDestroy(s->stream);
+            }
+            free(s);
+        }
+        return status;
+    }
+    *stream_p = s;
+    return SP_OK;
 }
 
 static void nccl_stream_destroy(void *state, sp_stream_t *stream)
 {
     (void)state;
-    (void)stream;
+    if (stream->nccl != NULL) {
+        ncclCommDestroy(stream->nccl);
+    }
+    cudaStreamDestroy(stream->stream);
+    free(stream);
 }
 
 static sp_status_t nccl_stream_coll(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
                                     const void *send, void *recv)
 {
-    (void)state;
-    (void)stream;
-    (void)args;
-    (void)send;
-    (void)recv;
-    return nccl_stream_unsupported();
+    nccl_state_t *st = state;
+    nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
+
+    if (stream->nccl == NULL) {
+        return SP_ERR_TIMEOUT;
+    }
+    return coll_on(st, &at, args, send, recv);
 }
 
 static sp_status_t nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
 {
     (void)state;
-    (void)stream;
-    (void)duration_ns;
-    return nccl_stream_unsupported();
+    return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
 }
 
-static sp_status_t nccl_stream_p2p(void *state, sp_stream_t *stream, void *buf, size_t bytes,
-                                   int peer, int tag)
+/* Point-to-point on the stream's communicator. NCCL matches a pair's messages in order, not by
+ * tag: the engine's lanes carry each pair's messages in the same order on both ends (checked by
+ * tests/unit/test_program.c), so the tag is not needed. */
+static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int send, void *buf,
+                                   size_t bytes, int peer)
 {
-    (void)state;
-    (void)stream;
-    (void)buf;
-    (void)bytes;
-    (void)peer;
-    (void)tag;
-    return nccl_stream_unsupported();
+    ncclResult_t rc;
+
+    if (stream->nccl == NULL) {
+        return SP_ERR_TIMEOUT;
+    }
+    rc = send ? ncclSend(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
+              : ncclRecv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
+    return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
 }
 
 static sp_status_t nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
                                     size_t bytes, int peer, int tag)
 {
-    return nccl_stream_p2p(state, stream, (void *)buf, bytes, peer, tag);
+    (void)tag;
+    return nccl_stream_p2p(state, stream, 1, (void *)buf, bytes, peer);
 }
 
-static sp_status_t nccl_stream_event(void *state, sp_stream_t *stream, sp_event_t *event)
+static sp_status_t nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
+                                    int peer, int tag)
+{
+    (void)tag;
+    return nccl_stream_p2p(state, stream, 0, buf, bytes, peer);
+}
+
+static sp_status_t nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event)
 {
     (void)state;
-    (void)stream;
-    (void)event;
-    return nccl_stream_unsupported();
+    return cuda_check(cudaEventRecord(event->ev, stream->stream), "cudaEventRecord");
+}
+
+static sp_status_t nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event)
+{
+    (void)state;
+    return cuda_check(cudaStreamWaitEvent(stream->stream, event->ev, 0), "cudaStreamWaitEvent");
 }
 
 static sp_status_t nccl_stream_sync(void *state, sp_stream_t *stream)
 {
-    (void)state;
-    (void)stream;
-    return nccl_stream_unsupported();
+    return bounded_wait_on(state, &stream->nccl, query_stream, stream->stream,
+                           "waiting for a proxy stream");
 }
 
 const sp_backend_ops_t sp_backend_nccl_ops = {
@@ -765,8 +850,8 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .stream_coll = nccl_stream_coll,
     .stream_compute = nccl_stream_compute,
     .stream_send = nccl_stream_send,
-    .stream_recv = nccl_stream_p2p,
-    .stream_record = nccl_stream_event,
-    .stream_wait = nccl_stream_event,
+    .stream_recv = nccl_stream_recv,
+    .stream_record = nccl_stream_record,
+    .stream_wait = nccl_stream_wait,
     .stream_sync = nccl_stream_sync,
 };

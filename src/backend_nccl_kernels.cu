@@ -66,3 +66,23 @@ extern "C" int sp_cuda_pattern_check(void *stream, const sp_pattern_t *pattern, 
                                                                     counter);
     return (int)cudaGetLastError();
 }
+
+static __device__ uint64_t global_ns(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __global__ void spin_kernel(uint64_t duration_ns)
+{
+    uint64_t start = global_ns();
+    while (global_ns() - start < duration_ns) {
+    }
+}
+
+extern "C" int sp_cuda_spin(void *stream, uint64_t duration_ns)
+{
+    spin_kernel<<<1, 32, 0, (cudaStream_t)stream>>>(duration_ns);
+    return (int)cudaGetLastError();
+}

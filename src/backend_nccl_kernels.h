@@ -21,6 +21,10 @@ int sp_cuda_pattern_fill(void *stream, const sp_pattern_t *pattern, void *buf, s
 int sp_cuda_pattern_check(void *stream, const sp_pattern_t *pattern, const void *buf,
                           size_t count, double rel_tol, unsigned long long *counter);
 
+/* Hold the stream for duration_ns of the device's global timer (one warp spinning): the proxy's
+ * compute op when it runs as a timed stand-in rather than real GEMMs. Asynchronous. */
+int sp_cuda_spin(void *stream, uint64_t duration_ns);
+
 #ifdef __cplusplus
 }
 #endif

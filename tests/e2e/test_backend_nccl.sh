@@ -21,6 +21,18 @@ if gpu_visible && built_with_nccl; then
     not_ok "1-rank nccl sweep: rc=$rc file=$([ -s "$path" ] && echo yes || echo no)"
     sed 's/^/     | /' "$TMP/stdout" "$TMP/stderr" | tail -40
   fi
+  # the proxy engine on CUDA streams: one rank (one GPU), compute as the spin kernel
+  path="$TMP/gpu-proxy.h5"
+  sp_mpirun 1 proxy --backend nccl --hidden 1024 --ffn 4096 --heads 16 --seq 512 --layers 4 \
+    --vocab 8192 --tflops 20 --steps 3 -O "$path" >"$TMP/stdout" 2>"$TMP/stderr"
+  rc=$?
+  if [ "$rc" -eq 0 ] && h5dump -a /status "$path" 2>/dev/null | grep -q complete &&
+    grep -q '^# step time: median' "$TMP/stdout"; then
+    ok "1-rank proxy on the nccl backend: complete, $(grep '^# step time' "$TMP/stdout")"
+  else
+    not_ok "1-rank proxy on the nccl backend: rc=$rc"
+    sed 's/^/     | /' "$TMP/stdout" "$TMP/stderr" | tail -40
+  fi
   finish
 fi
 
