@@ -598,6 +598,19 @@ sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *version
     return status;
 }
 
+sp_status_t sp_result_write_launch(sp_result_t *res, const sp_kv_t *kv, int n)
+{
+    hid_t group = H5Gcreate2(res->file, "launch", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    sp_status_t status;
+
+    if (group < 0) {
+        return h5_fail("create /launch");
+    }
+    status = write_kv_attrs(group, kv, n);
+    H5Gclose(group);
+    return status;
+}
+
 static sp_status_t coll_group_open(sp_result_t *res)
 {
     hsize_t dims[2] = {0, (hsize_t)res->nranks};

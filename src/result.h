@@ -156,6 +156,9 @@ sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo);
 
 /* Write /fingerprint: versions and properties as attributes, the captured environment as the
  * attributes of /fingerprint/environment (already allow-listed and redacted). */
+/* /launch: how the job was launched (topo/launch.h), one string attribute per entry. */
+sp_status_t sp_result_write_launch(sp_result_t *res, const sp_kv_t *kv, int n);
+
 sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *versions, int nversions,
                                         const sp_kv_t *env, int nenv);
 

@@ -11,6 +11,7 @@
 
 #include "aggregate.h"
 #include "fingerprint.h"
+#include "launch.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -201,6 +202,45 @@ static sp_status_t write_fingerprint(sp_ctx_t *ctx)
     return status;
 }
 
+/* /launch: rank 0's view of the launcher and the Slurm job, and the PML every rank selected.
+ * Collective (the PML names are gathered). */
+static sp_status_t write_launch(sp_ctx_t *ctx, sp_status_t status)
+{
+    enum { MAX_KV = 16, PML_LEN = 16 };
+    char mine[PML_LEN];
+    char *all = ctx->rank == 0 ? calloc((size_t)ctx->nranks, PML_LEN) : NULL;
+    sp_kv_t kv[MAX_KV];
+    int n, odd = -1;
+
+    memset(mine, 0, sizeof(mine));
+    sp_launch_self_pml(mine, sizeof(mine));
+    MPI_Gather(mine, PML_LEN, MPI_CHAR, all, PML_LEN, MPI_CHAR, 0, ctx->world);
+    if (ctx->rank != 0 || status != SP_OK) {
+        free(all);
+        return status;
+    }
+    if (all == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    n = sp_launch_describe(environ, kv, MAX_KV - 2);
+    for (int r = 1; r < ctx->nranks && odd < 0; r++) {
+        odd = strncmp(all, all + (size_t)r * PML_LEN, PML_LEN) != 0 ? r : -1;
+    }
+    snprintf(kv[n].key, sizeof(kv[n].key), "pml");
+    snprintf(kv[n].value, sizeof(kv[n].value), "%.15s", all);
+    n++;
+    snprintf(kv[n].key, sizeof(kv[n].key), "pml_ranks");
+    if (odd < 0) {
+        snprintf(kv[n].value, sizeof(kv[n].value), "the same on all %d ranks", ctx->nranks);
+    } else {
+        snprintf(kv[n].value, sizeof(kv[n].value), "differs: rank 0 %.15s, rank %d %.15s", all,
+                 odd, all + (size_t)odd * PML_LEN);
+    }
+    n++;
+    free(all);
+    return sp_result_write_launch(ctx->result, kv, n);
+}
+
 static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
 {
     sp_status_t status = SP_OK;
@@ -224,6 +264,7 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts
             status = write_fingerprint(ctx);
         }
     }
+    status = write_launch(ctx, status);
     return sp_ctx_agree(ctx, status);
 }
 

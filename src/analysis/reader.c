@@ -53,6 +53,34 @@ out:
     return status;
 }
 
+/* "srun, Slurm job 42 (nodes n[1-2], tasks per node 2(x2)), pml ob1 (the same on all 4
+ * ranks)" from /launch; "" for files without it. */
+static void read_launch(hid_t file, char *out, size_t outlen)
+{
+    char launcher[64] = "", job[64] = "", nodes[256] = "", tpn[64] = "", pml[64] = "";
+    char pml_ranks[128] = "";
+    hid_t g;
+
+    out[0] = '\0';
+    if (H5Lexists(file, "/launch", H5P_DEFAULT) <= 0 ||
+        (g = H5Gopen2(file, "/launch", H5P_DEFAULT)) < 0) {
+        return;
+    }
+    sp__result_read_attr(g, "launcher", launcher, sizeof(launcher));
+    sp__result_read_attr(g, "slurm_job_id", job, sizeof(job));
+    sp__result_read_attr(g, "slurm_job_nodelist", nodes, sizeof(nodes));
+    sp__result_read_attr(g, "slurm_tasks_per_node", tpn, sizeof(tpn));
+    sp__result_read_attr(g, "pml", pml, sizeof(pml));
+    sp__result_read_attr(g, "pml_ranks", pml_ranks, sizeof(pml_ranks));
+    H5Gclose(g);
+    if (job[0] != '\0') {
+        snprintf(out, outlen, "%s, Slurm job %s (nodes %s, tasks per node %s), pml %s (%s)",
+                 launcher, job, nodes[0] ? nodes : "?", tpn[0] ? tpn : "?", pml, pml_ranks);
+    } else {
+        snprintf(out, outlen, "%s, pml %s (%s)", launcher, pml, pml_ranks);
+    }
+}
+
 sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
 {
     hid_t file;
@@ -97,6 +125,7 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     rd->world_size = (int)strtol(buf, NULL, 10);
     sp__result_read_attr(file, "node_count", buf, sizeof(buf));
     rd->node_count = (int)strtol(buf, NULL, 10);
+    read_launch(file, rd->launch, sizeof(rd->launch));
 
     type = sp__result_topo_type();
     status = sp_reader_read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);

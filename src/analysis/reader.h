@@ -21,6 +21,7 @@ typedef struct {
     long schema_version;
     int world_size;
     int node_count;
+    char launch[512];            /* one line from /launch: launcher, Slurm job, PML ("" if none) */
 
     sp_topo_rank_t *ranks;       /* world_size rows of /topology/ranks */
     sp_coll_row_t *rows;         /* /coll/results */

@@ -269,6 +269,9 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     fprintf(out, "# command: %s\n", rd->command_line);
     fprintf(out, "# %d ranks on %d nodes, backend %s\n", rd->world_size, rd->node_count,
             rd->backend);
+    if (rd->launch[0] != '\0') {
+        fprintf(out, "# launched by %s\n", rd->launch);
+    }
     if (strcmp(rd->status, "complete") != 0) {
         fprintf(out, "# NOTE: the run did not complete; the points below are those it finished\n");
     }
