@@ -12,12 +12,15 @@
 
 #include "coll_table.h"
 #include "log.h"
+#include "signals.h"
 #include "timeutil.h"
 
 #define SP_MAX_BATCH 10000
 
 /* Test-only fault injection (docs/METHODOLOGY.md): the rank named here corrupts one element of
  * its output before verification, to prove that wrong data is caught and attributed. */
+#define STOP_SIGNAL 2 /* rank 0's stop decision: a signal arrived */
+
 static int corrupt_rank_from_env(void)
 {
     const char *v = getenv("SCALEPROBE_TEST_CORRUPT_RANK");
@@ -278,6 +281,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     memset(row, 0, sizeof(*row));
     p->nwrong = 0;
 
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: warm-up", sp_coll_names[args->kind],
+                     (size_t)sp_coll_size_bytes(args));
     status = prepare(ctx, coll, args, bufs, &l);
     for (long i = 0; i < opts->warmup && status == SP_OK; i++) {
         status = ops->coll_run(st, args, l.send, bufs->recv);
@@ -292,6 +297,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     }
 
     /* calibration: one operation, max over ranks, decides k for every sample of this point */
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: calibration", sp_coll_names[args->kind],
+                     (size_t)sp_coll_size_bytes(args));
     MPI_Barrier(ctx->world);
     status = time_batch(ctx, args, bufs, &l, 1, &us);
     ctx->coll_seq++;
@@ -318,6 +325,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
 
         sp_event_rec_t ev;
 
+        sp_watchdog_beat(ctx->watchdog, "%s %zu B: barrier before sample %zu",
+                         sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), n + 1);
         MPI_Barrier(ctx->world);
         sp_event_init(&ev, ctx->rank, SP_EV_COLL);
         if (ctx->rank == bufs->delay_rank &&
@@ -327,6 +336,9 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
         }
         /* the event is the rank's own view on its host clock: when it started the batch (its
          * arrival) and when the batch was complete */
+        sp_watchdog_beat(ctx->watchdog, "%s %zu B: sample %zu (a batch of %ld, collective %llu)",
+                         sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), n + 1, k,
+                         (unsigned long long)ctx->coll_seq);
         ev.start_ns = (int64_t)sp_time_ns();
         status = time_batch(ctx, args, bufs, &l, k, &us);
         ev.end_ns = (int64_t)sp_time_ns();
@@ -356,8 +368,12 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
             stop = should_stop(opts, p, n, (double)(sp_time_ns() - t_start) * 1e-9, epsilon,
                                &converged);
             stop = stop || n >= bufs->max_samples;
+            stop = sp_signal_pending() ? STOP_SIGNAL : stop;
         }
         MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
+        if (stop == STOP_SIGNAL) {
+            return SP_ERR_INTERRUPTED; /* the point is abandoned, nothing of it is written */
+        }
     }
 
     /* every rank's own median time, for per-rank analysis */
@@ -369,6 +385,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     /* verification on the buffers of the timed operations: out-of-place the last batch's output
      * (its input never changes); in-place one more operation on freshly written input */
     row->wrong = -1;
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: verification", sp_coll_names[args->kind],
+                     (size_t)sp_coll_size_bytes(args));
     if (!opts->no_check) {
         if (args->in_place) {
             status = prepare(ctx, coll, args, bufs, &l);
@@ -488,6 +506,14 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
     snprintf(name, sizeof(name), "%s %llu B %s %s%s", coll->name,
              (unsigned long long)sp_coll_size_bytes(args), sp_dtype_name(args->dtype),
              coll->has_redop ? sp_redop_name(args->redop) : "", args->in_place ? " in-place" : "");
+    /* a signal anywhere stops the sweep before the next point (the ranks agree) */
+    {
+        int mine = sp_signal_pending(), any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ctx->world);
+        if (any) {
+            return SP_ERR_INTERRUPTED;
+        }
+    }
     ctx->backend.ops->range_push(ctx->backend.state, name);
     status = sp_sweep_measure(ctx, opts, coll, args, bufs);
     ctx->backend.ops->range_pop(ctx->backend.state);

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "proxy_options.h"
 #include "runner.h"
+#include "signals.h"
 #include "stats.h"
 #include "timeutil.h"
 
@@ -125,29 +126,34 @@ static void free_comms(proxy_run_t *r)
     }
 }
 
-/* Measured steps so far converged (rank 0 decides from rank 0's step times; broadcast). */
+/* Measured steps so far converged (rank 0 decides from rank 0's step times; broadcast): 1 stop,
+ * 0 go on, STOP_SIGNAL a signal arrived at rank 0. */
+#define STOP_SIGNAL 2
 static int should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_t *r, long done,
                        double t0)
 {
     int stop = 0;
 
-    if (o->steps > 0) {
-        return done >= o->steps;
-    }
     if (ctx->rank == 0) {
-        double *x = malloc((size_t)done * sizeof(*x));
-        sp_summary_t s;
-        if (x == NULL) {
-            stop = 1;
+        if (sp_signal_pending()) {
+            stop = STOP_SIGNAL;
+        } else if (o->steps > 0) {
+            stop = done >= o->steps;
         } else {
-            for (long i = 0; i < done; i++) {
-                x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
+            double *x = malloc((size_t)(done > 0 ? done : 1) * sizeof(*x));
+            sp_summary_t s;
+            if (x == NULL) {
+                stop = 1;
+            } else {
+                for (long i = 0; i < done; i++) {
+                    x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
+                }
+                sp_stats_summarize(x, (size_t)done, x, &s);
+                stop = done >= r->max_steps ||
+                       sp_stats_converged(&s, (size_t)o->min_steps, o->epsilon) ||
+                       (sp_time_ns() - t0) / 1e9 > o->max_time;
+                free(x);
             }
-            sp_stats_summarize(x, (size_t)done, x, &s);
-            stop = done >= r->max_steps ||
-                   sp_stats_converged(&s, (size_t)o->min_steps, o->epsilon) ||
-                   (sp_time_ns() - t0) / 1e9 > o->max_time;
-            free(x);
         }
     }
     MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
@@ -162,11 +168,18 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
     long done = 0;
 
     for (long i = 0; i < o->warmup_steps && st == SP_OK; i++) {
+        sp_watchdog_beat(ctx->watchdog, "proxy warm-up step %ld", i + 1);
         st = sp_engine_step(r->eng, -1, &mine);
     }
     t0 = sp_time_ns();
-    while (st == SP_OK && !should_stop(ctx, o, r, done, t0)) {
+    for (;;) {
+        int stop = st == SP_OK ? should_stop(ctx, o, r, done, t0) : 1;
+        if (stop) {
+            st = stop == STOP_SIGNAL ? SP_ERR_INTERRUPTED : st;
+            break;
+        }
         sp_proxy_rank_row_t *at = r->rows + (size_t)done * (size_t)ctx->nranks;
+        sp_watchdog_beat(ctx->watchdog, "proxy step %ld", done + 1);
         st = sp_engine_step(r->eng, (int)done, &mine);
         if (st != SP_OK) {
             break;

@@ -10,6 +10,7 @@
 #include "status.h"
 #include "timeline.h"
 #include "topo.h"
+#include "watchdog.h"
 
 typedef struct sp_ctx {
     MPI_Comm world;          /* duplicate of MPI_COMM_WORLD for scaleprobe's control traffic */
@@ -23,6 +24,7 @@ typedef struct sp_ctx {
     uint64_t coll_seq;       /* collective operations started on the backend so far: the same
                               * count on every rank, so it names one instance everywhere */
     const char *command_line;
+    sp_watchdog_t *watchdog; /* bounds every wait by --timeout; NULL: none */
 } sp_ctx_t;
 
 /*

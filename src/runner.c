@@ -13,6 +13,7 @@
 #include "fingerprint.h"
 #include "launch.h"
 #include "log.h"
+#include "signals.h"
 #include "timeutil.h"
 
 #define SP_ERRLEN 1024
@@ -284,6 +285,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
 
     memset(&ctx, 0, sizeof(ctx));
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    sp_signals_install();
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx.world);
     MPI_Comm_rank(ctx.world, &ctx.rank);
     MPI_Comm_size(ctx.world, &ctx.nranks);
@@ -338,6 +340,15 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
         cfg.local_size = ctx.topo.local_size;
         status = sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world, &cfg,
                                  &ctx.backend, err, sizeof(err));
+        if (status == SP_OK) {
+            /* from here on every wait is bounded by --timeout */
+            status = sp_agree(ctx.world, sp_watchdog_start(ctx.world, cfg.timeout_s,
+                                                           &ctx.watchdog));
+            sp_watchdog_beat(ctx.watchdog, "opening the result file");
+            if (status != SP_OK) {
+                sp_backend_close(&ctx.backend);
+            }
+        }
     }
     if (status != SP_OK) {
         if (ctx.rank == 0) {
@@ -371,6 +382,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
         status = sp_ctx_agree(&ctx, sp_timeline_init(&ctx.timeline, ctx.rank, capacity));
     }
     if (status == SP_OK) {
+        sp_watchdog_beat(ctx.watchdog, "clock synchronization at the start");
         status = sp_clock_sync(&ctx.clock, &ctx.topo, ctx.world, clock_all, SP_CLOCK_PINGS, 0);
     }
     if (status != SP_OK) {
@@ -383,6 +395,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     /* the timeline and the clock model are written after the run (the drift needs the end
      * synchronization); a failed run still writes what it recorded */
     if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
+        sp_watchdog_beat(ctx.watchdog, "clock synchronization at the end and the timeline");
         sp_status_t tl_status = finish_timeline(&ctx, clock_all, tl_mpiio);
         status = status == SP_OK ? tl_status : status;
         run_status = run_status == SP_OK ? tl_status : run_status;
@@ -392,7 +405,14 @@ out_result:
     if (ctx.rank == 0 && ctx.result != NULL) {
         /* wrong data is a finding, not a failure of the run: the file is complete */
         const char *final = run_status == SP_OK || run_status == SP_ERR_WRONG_DATA ? "complete"
-                                                                                     : "failed";
+                            : run_status == SP_ERR_INTERRUPTED              ? "partial"
+                                                                            : "failed";
+        if (run_status == SP_ERR_INTERRUPTED) {
+            fprintf(stderr,
+                    "scaleprobe %s: interrupted by %s: stopped at the next safe point; the result "
+                    "file keeps everything finished before (status partial)\n",
+                    w->name, sp_signal_name(sp_signal_pending()));
+        }
         sp_status_t close_status = sp_result_close(ctx.result, final);
         ctx.result = NULL;
         if (status == SP_OK) {
@@ -404,12 +424,18 @@ out_result:
         }
     }
     sp_timeline_cleanup(&ctx.timeline);
+    sp_watchdog_stop(ctx.watchdog);
     sp_backend_close(&ctx.backend);
 out_topo:
     sp_topo_cleanup(&ctx.topo);
 out_finalize:
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
     exit_code = sp_status_exit_code(status);
+    if (status == SP_ERR_INTERRUPTED) {
+        int signo = sp_signal_pending();
+        MPI_Bcast(&signo, 1, MPI_INT, 0, ctx.world);
+        exit_code = 128 + signo; /* as the shell reports a process the signal ended */
+    }
     free(opts);
     MPI_Comm_free(&ctx.world);
     MPI_Finalize();

@@ -1,0 +1,53 @@
+/* Signal handling (see signals.h). */
+#include "signals.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t first_signal;
+
+static void on_signal(int signo)
+{
+    static const char msg[] = "scaleprobe: second signal: exiting at once\n";
+
+    if (first_signal != 0) {
+        ssize_t rc = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        (void)rc;
+        _exit(128 + signo);
+    }
+    first_signal = signo;
+}
+
+void sp_signals_install(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* waits in progress go on; the run checks at its safe points */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+int sp_signal_pending(void)
+{
+    return first_signal;
+}
+
+const char *sp_signal_name(int signo)
+{
+    static char buf[32];
+
+    switch (signo) {
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGINT:
+        return "SIGINT";
+    default:
+        snprintf(buf, sizeof(buf), "signal %d", signo);
+        return buf;
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Faults a job meets on a cluster, on one machine: a rank that hangs (the watchdog names it and
+# ends the job within --timeout + 10 s), SIGTERM mid-sweep (status partial, every finished point
+# kept), a second signal (exits at once), and a rank killed with SIGKILL (the job ends, the file
+# stays readable with the points finished before).
+source "$(dirname "$0")/lib.sh"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+rows() { h5dump -H -d /coll/results "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
+status_of() { h5dump -a /status "$1" 2>/dev/null | grep '(0)' | grep -o '"[a-z]*"' | tr -d '"'; }
+# pid of world rank $1 of a running scaleprobe job
+rank_pid() {
+  local p
+  for p in $(pgrep -f "$SCALEPROBE coll"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
+  done
+}
+# wait until the job has printed $2 table rows to $1 (at most 60 s)
+wait_rows() {
+  for _ in $(seq 600); do
+    [ "$(grep -c '^ *[0-9]' "$1" 2>/dev/null)" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+sweep="coll -c all -b 1K -e 1M -f 2"
+
+# 1. a hung rank: rank 2 sleeps 60 s inside a broadcast sample; --timeout 5
+f="$TMP/hang.h5"
+t0=$(now_ms)
+SCALEPROBE_TEST_DELAY=2:60000000:broadcast sp_mpirun 3 coll -c all_reduce,broadcast -b 1K -e 4K -f 4 \
+  --timeout 5 -O "$f" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+dt=$(($(now_ms) - t0))
+if [ "$rc" -ne 0 ] && [ "$dt" -lt 15000 ] &&
+  grep -q 'watchdog: no progress for [0-9.]* s (--timeout 5.0) in broadcast 1024 B: sample 1 .*ranks that did not arrive: 2 (' "$TMP/err" &&
+  [ "$(status_of "$f")" = partial ] && [ "$(rows "$f")" = 4 ]; then
+  ok "hung rank: the watchdog names rank 2 and the broadcast sample, job ends in $dt ms (timeout 5 s), the 4 rows of all_reduce kept"
+else
+  not_ok "hung rank: rc=$rc after $dt ms, status $(status_of "$f"), rows $(rows "$f")"
+  cat "$TMP/err"
+fi
+
+# 2. SIGTERM to mpirun mid-sweep (as scancel or a time limit sends it)
+f="$TMP/term.h5"
+timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 10
+kill -TERM "$job"
+wait "$job"
+rc=$?
+printed=$(grep -c '^ *[0-9]' "$TMP/out")
+n=$(rows "$f")
+# a printed line is a size's out-of-place and in-place rows; the interrupted size may have its
+# out-of-place row and no line
+if [ "$rc" -ne 0 ] && [ "$(status_of "$f")" = partial ] && [ "${n:-0}" -ge $((2 * printed)) ] &&
+  [ "${n:-0}" -le $((2 * printed + 1)) ] &&
+  [ "$printed" -ge 10 ] && grep -q 'interrupted by SIGTERM' "$TMP/err" &&
+  "$SCALEPROBE" report "$f" >"$TMP/report" 2>&1 && grep -q 'did not complete' "$TMP/report"; then
+  ok "SIGTERM mid-sweep: exit $rc, status partial, $n rows in the file for the $printed lines printed, report reads it"
+else
+  not_ok "SIGTERM mid-sweep: rc=$rc status=$(status_of "$f") rows=$n printed=$printed"
+  tail -5 "$TMP/err"
+fi
+
+# 3. a second signal ends the process at once, even while it waits: rank 1 sleeps 30 s in a
+# broadcast, so rank 0 waits in it when it gets two SIGTERMs
+f="$TMP/twice.h5"
+SCALEPROBE_TEST_DELAY=1:30000000:broadcast timeout 120 mpirun -np 2 "$SCALEPROBE" coll \
+  -c all_reduce,broadcast -b 1K -e 1K -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 1
+sleep 1
+r0=$(rank_pid 0)
+t0=$(now_ms)
+kill -TERM "$r0"
+sleep 0.3
+kill -TERM "$r0"
+wait "$job"
+rc=$?
+dt=$(($(now_ms) - t0))
+if [ -n "$r0" ] && [ "$rc" -ne 0 ] && [ "$dt" -lt 5000 ] && grep -q 'second signal: exiting at once' "$TMP/err"; then
+  ok "second SIGTERM while waiting: rank 0 exits at once, the job ends $dt ms after the first signal"
+else
+  not_ok "second signal: rank0 pid '$r0' rc=$rc after $dt ms"
+  tail -5 "$TMP/err"
+fi
+
+# 4. kill -9 of one rank mid-sweep: the job ends, the file is readable and keeps its points
+f="$TMP/kill.h5"
+timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep --timeout 20 -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 10
+victim=$(rank_pid 1)
+t0=$(now_ms)
+kill -KILL "$victim"
+wait "$job"
+rc=$?
+dt=$(($(now_ms) - t0))
+n=$(rows "$f")
+if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$dt" -lt 30000 ] && [ "${n:-0}" -ge 20 ] &&
+  h5dump -H "$f" >/dev/null 2>&1 && [ "$(status_of "$f")" = partial ]; then
+  ok "kill -9 of rank 1: the job ends $dt ms later (exit $rc); the file is readable, status partial, $n rows"
+else
+  not_ok "kill -9: victim '$victim' rc=$rc after $dt ms, rows '$n', status $(status_of "$f")"
+  tail -5 "$TMP/err"
+fi
+finish
