@@ -8,6 +8,9 @@ packages=(
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libhwloc-dev libcmocka-dev
+  # tests/cluster: a throw-away Slurm (munge for its authentication) and emulated hosts in
+  # network namespaces (ip, tc)
+  munge slurmctld slurmd slurm-client iproute2
 )
 
 missing=()
@@ -22,6 +25,23 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
+# The maintainer scripts of munge and slurm start their daemons through invoke-rc.d. A
+# policy-rc.d that exits 101 forbids that (the tests start their own daemons, with their own
+# configuration); it is created only when the machine has none, and removed again afterwards.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# made by scaleprobe install-deps.sh: no service starts\nexit 101\n' |
+    $sudo tee "$policy" >/dev/null
+  $sudo chmod 755 "$policy"
+  made_policy=1
+fi
+remove_policy() {
+  if [ "$made_policy" -eq 1 ]; then
+    $sudo rm -f "$policy"
+  fi
+}
+trap remove_policy EXIT
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
