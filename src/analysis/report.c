@@ -187,6 +187,62 @@ static void print_wrong(const sp_reader_t *rd, FILE *out)
 
 /* Late arrivals from the timeline: who starts collective instances last, by arrival time on
  * rank 0's clock, only where the clock model can resolve the order. */
+/* A node slow as a whole: its ranks arrive late together, so no rank is last on its own. */
+static void print_node_arrivals(const sp_reader_t *rd, const sp_event_rec_t *ev, size_t n,
+                                int64_t err_ns, FILE *out)
+{
+    int nnodes = rd->node_count;
+    int *node_of = NULL;
+    uint64_t *count = NULL;
+    int64_t *late = NULL;
+    size_t resolved = 0;
+
+    if (nnodes < 2 || rd->ranks == NULL) {
+        return;
+    }
+    node_of = calloc((size_t)rd->world_size, sizeof(*node_of));
+    count = calloc((size_t)nnodes, sizeof(*count));
+    late = calloc((size_t)nnodes, sizeof(*late));
+    if (node_of != NULL && count != NULL && late != NULL) {
+        for (int r = 0; r < rd->world_size; r++) {
+            node_of[r] = rd->ranks[r].node;
+        }
+        if (sp_skew_node_lateness(ev, n, node_of, rd->world_size, nnodes, err_ns, count, late,
+                                  &resolved) == SP_OK &&
+            resolved > 0) {
+            fprintf(out, "# Late nodes (a node arrives with its last rank): %zu instances with a "
+                         "resolvable last node\n",
+                    resolved);
+            for (int k = 0; k < 2; k++) {
+                int best = -1;
+                for (int d = 0; d < nnodes; d++) {
+                    if (count[d] > 0 && (best < 0 || late[d] > late[best])) {
+                        best = d;
+                    }
+                }
+                if (best < 0) {
+                    break;
+                }
+                const char *host = "?";
+                for (int r = 0; r < rd->world_size; r++) {
+                    if (node_of[r] == best) {
+                        host = sp_reader_host(rd, r);
+                        break;
+                    }
+                }
+                fprintf(out, "#   node %d (%s): last to arrive in %llu of %zu (%.0f%%), %.3f ms in "
+                             "all\n",
+                        best, host, (unsigned long long)count[best], resolved,
+                        100.0 * (double)count[best] / (double)resolved, (double)late[best] / 1e6);
+                count[best] = 0;
+            }
+        }
+    }
+    free(late);
+    free(count);
+    free(node_of);
+}
+
 static void print_arrivals(const sp_reader_t *rd, FILE *out)
 {
     sp_tlread_t tl;
@@ -194,6 +250,7 @@ static void print_arrivals(const sp_reader_t *rd, FILE *out)
     sp_instance_t *inst = NULL;
     uint64_t *counts = NULL;
     double *margins = NULL;
+    int64_t *late = NULL;
     size_t n = 0;
     size_t ninst = 0;
     size_t resolved = 0;
@@ -221,19 +278,27 @@ static void print_arrivals(const sp_reader_t *rd, FILE *out)
     }
     counts = calloc((size_t)rd->world_size, sizeof(*counts));
     margins = calloc(ninst, sizeof(*margins));
-    if (counts == NULL || margins == NULL) {
+    late = calloc((size_t)rd->world_size, sizeof(*late));
+    if (counts == NULL || margins == NULL || late == NULL) {
         goto out;
     }
     sp_skew_last_counts(inst, ninst, rd->world_size, counts);
+    for (size_t i = 0; i < ninst; i++) {
+        if (inst[i].resolved && inst[i].last_rank >= 0 && inst[i].last_rank < rd->world_size) {
+            late[inst[i].last_rank] += inst[i].last_margin_ns;
+        }
+    }
     fprintf(out,
             "# Late arrivals (timeline, by arrival time on rank 0's clock, error bound %.1f us): "
             "%zu collective instances, median skew %.1f us, %zu with a resolvable last arriver\n",
             (double)tl.clock_err_ns / 1e3, ninst, (double)median_skew / 1e3, resolved);
+    /* ranked by the time the others waited for them, not by how often they were last: one
+     * rank 8 ms late 45 times delays the job more than another 26 us late 224 times */
     for (int k = 0; k < 3 && resolved > 0; k++) {
         int best = -1;
         size_t m = 0;
         for (int r = 0; r < rd->world_size; r++) {
-            if (counts[r] > 0 && (best < 0 || counts[r] > counts[best])) {
+            if (counts[r] > 0 && (best < 0 || late[r] > late[best])) {
                 best = r;
             }
         }
@@ -247,13 +312,15 @@ static void print_arrivals(const sp_reader_t *rd, FILE *out)
         }
         fprintf(out,
                 "#   rank %d (%s, node %d): last to arrive in %llu of %zu resolved instances "
-                "(%.0f%%), by a median %.1f us after the next rank\n",
+                "(%.0f%%), by a median %.1f us after the next rank, %.3f ms in all\n",
                 best, sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1,
                 (unsigned long long)counts[best], resolved, 100.0 * (double)counts[best] / (double)resolved,
-                sp_stats_median(margins, m, margins) / 1e3);
+                sp_stats_median(margins, m, margins) / 1e3, (double)late[best] / 1e6);
         counts[best] = 0;
     }
+    print_node_arrivals(rd, ev, n, tl.clock_err_ns, out);
 out:
+    free(late);
     free(margins);
     free(counts);
     free(inst);

@@ -193,6 +193,81 @@ sp_status_t sp_skew_waits(const sp_event_rec_t *ev, size_t n, int64_t *wait_ns)
     return SP_OK;
 }
 
+sp_status_t sp_skew_node_lateness(const sp_event_rec_t *ev, size_t n, const int *node_of,
+                                  int nranks, int nnodes, int64_t err_ns, uint64_t *last_count,
+                                  int64_t *late_ns, size_t *resolved_p)
+{
+    coll_key_t *keys = NULL;
+    size_t nkeys = 0, resolved = 0;
+    int64_t *ready = NULL;
+    int *touched = NULL;
+    sp_status_t st;
+
+    if (node_of == NULL || last_count == NULL || late_ns == NULL || resolved_p == NULL ||
+        nnodes < 1 || (n > 0 && ev == NULL)) {
+        return SP_ERR_INVALID;
+    }
+    for (int r = 0; r < nranks; r++) {
+        if (node_of[r] < 0 || node_of[r] >= nnodes) {
+            return SP_ERR_INVALID;
+        }
+    }
+    st = coll_keys_build(ev, n, &keys, &nkeys);
+    if (st != SP_OK) {
+        return st;
+    }
+    ready = malloc((size_t)nnodes * sizeof(*ready));
+    touched = malloc((size_t)nnodes * sizeof(*touched));
+    if (ready == NULL || touched == NULL) {
+        free(keys);
+        free(ready);
+        free(touched);
+        return SP_ERR_NOMEM;
+    }
+    for (int i = 0; i < nnodes; i++) {
+        ready[i] = INT64_MIN;
+        last_count[i] = 0;
+        late_ns[i] = 0;
+    }
+    for (size_t b = 0, e; b < nkeys; b = e) {
+        int nt = 0, last = -1, second = -1;
+        e = instance_end(keys, nkeys, b);
+        for (size_t k = b; k < e; k++) {
+            int r = keys[k].rank;
+            int node = r >= 0 && r < nranks ? node_of[r] : -1;
+            if (node < 0) {
+                continue;
+            }
+            if (ready[node] == INT64_MIN) {
+                touched[nt++] = node;
+            }
+            ready[node] = keys[k].start_ns > ready[node] ? keys[k].start_ns : ready[node];
+        }
+        for (int t = 0; t < nt; t++) {
+            int node = touched[t];
+            if (last < 0 || ready[node] > ready[last]) {
+                second = last;
+                last = node;
+            } else if (second < 0 || ready[node] > ready[second]) {
+                second = node;
+            }
+        }
+        if (second >= 0 && ready[last] - ready[second] > err_ns) {
+            last_count[last]++;
+            late_ns[last] += ready[last] - ready[second];
+            resolved++;
+        }
+        for (int t = 0; t < nt; t++) {
+            ready[touched[t]] = INT64_MIN;
+        }
+    }
+    free(keys);
+    free(ready);
+    free(touched);
+    *resolved_p = resolved;
+    return SP_OK;
+}
+
 void sp_skew_last_counts(const sp_instance_t *inst, size_t ninst, int nranks, uint64_t *counts)
 {
     for (int r = 0; r < nranks; r++) {

@@ -58,6 +58,17 @@ sp_status_t sp_skew_match(const sp_event_rec_t *ev, size_t n, int nranks, int64_
  * Returns SP_ERR_INVALID for NULL pointers with n > 0, SP_ERR_NOMEM. */
 sp_status_t sp_skew_waits(const sp_event_rec_t *ev, size_t n, int64_t *wait_ns);
 
+/* The same at node level, for a node that is slow as a whole (all its ranks late together, so
+ * no single rank is last): a node arrives when its last rank does; in every instance spanning
+ * 2 or more nodes whose last node arrived more than err_ns after the second-latest, that node
+ * gets one count (last_count[node]) and the margin (late_ns[node]). node_of[r] is rank r's node
+ * in [0, nnodes); last_count and late_ns have nnodes entries and are zeroed first; *resolved_p
+ * is the number of such instances. SP_ERR_INVALID for NULL pointers or a node out of range,
+ * SP_ERR_NOMEM. */
+sp_status_t sp_skew_node_lateness(const sp_event_rec_t *ev, size_t n, const int *node_of,
+                                  int nranks, int nnodes, int64_t err_ns, uint64_t *last_count,
+                                  int64_t *late_ns, size_t *resolved_p);
+
 /* counts[r] = number of resolved instances whose last arriver is rank r, for r in [0, nranks);
  * counts is zeroed first. Unresolved instances are not counted anywhere. */
 void sp_skew_last_counts(const sp_instance_t *inst, size_t ninst, int nranks, uint64_t *counts);

@@ -300,6 +300,55 @@ static void test_op_disagreement_and_no_coll(void **state)
     assert_int_equal(ninst, 0);
 }
 
+/* 3 nodes of 2 ranks; node 1's two ranks arrive together 5 ms after everyone else, so no single
+ * rank is last (the rank-level analysis resolves nothing) but node 1 is, every time. One
+ * instance has only node 0: nothing to compare. One has node 2 late by less than the error. */
+static void test_node_lateness(void **state)
+{
+    static const int node_of[6] = {0, 0, 1, 1, 2, 2};
+    sp_event_rec_t ev[6 * 8 + 2 + 6];
+    sp_instance_t *inst = NULL;
+    uint64_t count[3];
+    int64_t late[3];
+    size_t n = 0, ninst = 0, resolved = 0, rank_resolved = 0;
+    int64_t median = 0;
+
+    (void)state;
+    for (uint64_t seq = 0; seq < 8; seq++) {
+        for (int r = 0; r < 6; r++) {
+            int64_t t = (int64_t)seq * 100 * MS + (node_of[r] == 1 ? 5 * MS : r * US);
+            ev[n++] = coll(r, seq, t, (int64_t)seq * 100 * MS + 6 * MS);
+        }
+    }
+    ev[n++] = coll(0, 100, 0, MS); /* node 0 alone */
+    ev[n++] = coll(1, 100, 10, MS);
+    for (int r = 0; r < 6; r++) { /* node 2 last by 2 us, within a 10 us error */
+        ev[n++] = coll(r, 200, 1000 * MS + (node_of[r] == 2 ? 2 * US : 0), 1001 * MS);
+    }
+    shuffle(ev, n, 7);
+    assert_int_equal(sp_skew_node_lateness(ev, n, node_of, 6, 3, 10 * US, count, late, &resolved),
+                     SP_OK);
+    assert_int_equal(resolved, 8);
+    assert_int_equal(count[1], 8);
+    assert_int_equal(count[0], 0);
+    assert_int_equal(count[2], 0);
+    /* each time 5 ms after the latest rank of the other nodes (rank 5 at 5 us) */
+    assert_int_equal(late[1], 8 * (5 * MS - 5 * US));
+    /* the rank level cannot tell: the two late ranks arrive at the same time */
+    assert_int_equal(sp_skew_match(ev, n, 6, 10 * US, &inst, &ninst), SP_OK);
+    assert_int_equal(sp_skew_summary(inst, ninst, &median, &rank_resolved), SP_OK);
+    assert_int_equal(rank_resolved, 0);
+    free(inst);
+    /* bad input */
+    {
+        static const int bad[6] = {0, 0, 1, 1, 2, 3};
+        assert_int_equal(sp_skew_node_lateness(ev, n, bad, 6, 3, 0, count, late, &resolved),
+                         SP_ERR_INVALID);
+        assert_int_equal(sp_skew_node_lateness(ev, n, NULL, 6, 3, 0, count, late, &resolved),
+                         SP_ERR_INVALID);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -444,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_unresolved_within_err),
         cmocka_unit_test(test_missing_ranks),
         cmocka_unit_test(test_op_disagreement_and_no_coll),
+        cmocka_unit_test(test_node_lateness),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_large),
