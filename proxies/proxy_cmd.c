@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 #include "engine.h"
@@ -160,6 +161,21 @@ static int should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_
     return stop;
 }
 
+/* Test-only straggler (SCALEPROBE_TEST_DELAY="RANK:US", as the sweep's): that rank sleeps US
+ * microseconds before every measured step. */
+static void test_delay(const sp_ctx_t *ctx, long step)
+{
+    const char *v = getenv("SCALEPROBE_TEST_DELAY");
+    int rank = -1;
+    long us = 0;
+
+    (void)step;
+    if (v != NULL && sscanf(v, "%d:%ld", &rank, &us) == 2 && rank == ctx->rank && us > 0) {
+        struct timespec nap = {us / 1000000, (us % 1000000) * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
 static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r)
 {
     sp_proxy_rank_row_t mine;
@@ -179,6 +195,8 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
             break;
         }
         sp_proxy_rank_row_t *at = r->rows + (size_t)done * (size_t)ctx->nranks;
+        sp_watchdog_beat(ctx->watchdog, "proxy step %ld: before its start", done + 1);
+        test_delay(ctx, done);
         sp_watchdog_beat(ctx->watchdog, "proxy step %ld", done + 1);
         st = sp_engine_step(r->eng, (int)done, &mine);
         if (st != SP_OK) {

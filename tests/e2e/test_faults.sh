@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Faults a job meets on a cluster, on one machine: a rank that hangs (the watchdog names it and
-# ends the job within --timeout + 10 s), SIGTERM mid-sweep (status partial, every finished point
+# Faults a job meets on a cluster, on one machine: a rank that hangs in the sweep or the proxy
+# (the watchdog names it and ends the job within --timeout + 10 s), SIGTERM mid-sweep (status partial, every finished point
 # kept), a second signal (exits at once), and a rank killed with SIGKILL (the job ends, the file
 # stays readable with the points finished before).
 source "$(dirname "$0")/lib.sh"
@@ -39,6 +39,22 @@ if [ "$rc" -ne 0 ] && [ "$dt" -lt 15000 ] &&
 else
   not_ok "hung rank: rc=$rc after $dt ms, status $(status_of "$f"), rows $(rows "$f")"
   cat "$TMP/err"
+fi
+
+# 1b. the same in the proxy: rank 3 (the last pipeline stage) sleeps before its first step
+f="$TMP/hang-proxy.h5"
+t0=$(now_ms)
+SCALEPROBE_TEST_DELAY=3:60000000 sp_mpirun 4 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 \
+  --layers 4 --vocab 512 --tflops 5 --steps 3 --timeout 5 -O "$f" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+dt=$(($(now_ms) - t0))
+if [ "$rc" -ne 0 ] && [ "$dt" -lt 15000 ] &&
+  grep -q 'watchdog: no progress for [0-9.]* s (--timeout 5.0) in proxy step 1; ranks that did not arrive: 3 (last: proxy step 1: before its start' "$TMP/err" &&
+  [ "$(status_of "$f")" = partial ]; then
+  ok "hung rank in the proxy: the watchdog names rank 3 before step 1, job ends in $dt ms"
+else
+  not_ok "hung rank in the proxy: rc=$rc after $dt ms, status $(status_of "$f")"
+  grep watchdog "$TMP/err"
 fi
 
 # 2. SIGTERM to mpirun mid-sweep (as scancel or a time limit sends it)
