@@ -1,0 +1,136 @@
+/* A/B statistics on known data: Benjamini-Hochberg against hand-computed q-values and the
+ * 15-test example of Benjamini & Hochberg (1995), and the bootstrap ratio of medians: coverage of
+ * 1 when A and B come from one distribution, a 10% shift found with a CI excluding 1,
+ * determinism, bad input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "abstats.h"
+
+/* Log-normal-ish positive samples from a fixed linear congruential stream. */
+static void draw_samples(double *x, size_t n, uint32_t seed, double scale)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = 0.0;
+        for (int k = 0; k < 4; k++) { /* sum of uniforms: roughly normal */
+            seed = seed * 1664525u + 1013904223u;
+            u += (double)(seed >> 8) / 16777216.0;
+        }
+        x[i] = scale * exp(0.05 * (u - 2.0) * 1.7);
+    }
+}
+
+static void test_bh_hand(void **state)
+{
+    double p[4] = {0.01, 0.04, 0.03, 0.005};
+    double q[4];
+
+    (void)state;
+    assert_int_equal(sp_ab_bh_adjust(p, 4, q), SP_OK);
+    assert_float_equal(q[0], 0.02, 1e-12);
+    assert_float_equal(q[1], 0.04, 1e-12);
+    assert_float_equal(q[2], 0.04, 1e-12);
+    assert_float_equal(q[3], 0.02, 1e-12);
+    /* in place, and capped at 1 */
+    {
+        double r[3] = {0.9, 0.8, 0.95};
+        assert_int_equal(sp_ab_bh_adjust(r, 3, r), SP_OK);
+        assert_float_equal(r[0], 0.95, 1e-12);
+        assert_float_equal(r[1], 0.95, 1e-12);
+        assert_float_equal(r[2], 0.95, 1e-12);
+    }
+}
+
+static void test_bh_paper(void **state)
+{
+    /* Benjamini & Hochberg (1995), section 4: 15 p-values; at FDR 0.05 the procedure rejects
+     * the 4 smallest (Bonferroni would reject 3) */
+    double p[15] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+                    0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000};
+    double q[15];
+    int rejected = 0, bonferroni = 0;
+
+    (void)state;
+    assert_int_equal(sp_ab_bh_adjust(p, 15, q), SP_OK);
+    for (int i = 0; i < 15; i++) {
+        rejected += q[i] <= 0.05;
+        bonferroni += p[i] * 15 <= 0.05;
+        assert_true(q[i] >= p[i]);
+    }
+    assert_int_equal(rejected, 4);
+    assert_int_equal(bonferroni, 3);
+}
+
+static void test_ratio_null(void **state)
+{
+    double a[40], b[40];
+    int covered = 0, small_p = 0;
+
+    (void)state;
+    for (uint32_t t = 0; t < 40; t++) {
+        sp_ab_ratio_t r;
+        draw_samples(a, 40, 1000 + t, 100.0);
+        draw_samples(b, 40, 5000 + 7 * t, 100.0);
+        assert_int_equal(sp_ab_ratio(a, 40, b, 40, 2000, 0.95, 42 + t, &r), SP_OK);
+        assert_true(r.lo <= r.ratio && r.ratio <= r.hi);
+        covered += r.lo <= 1.0 && 1.0 <= r.hi;
+        small_p += r.p < 0.05;
+    }
+    /* 95% intervals: about 38 of 40 cover 1; allow the binomial spread */
+    assert_true(covered >= 34);
+    assert_true(small_p <= 6);
+}
+
+static void test_ratio_shift(void **state)
+{
+    double a[30], b[30];
+    sp_ab_ratio_t r, again;
+
+    (void)state;
+    draw_samples(a, 30, 11, 100.0);
+    draw_samples(b, 30, 97, 110.0); /* B 10% slower */
+    assert_int_equal(sp_ab_ratio(a, 30, b, 30, 2000, 0.95, 7, &r), SP_OK);
+    assert_true(r.ratio > 1.05 && r.ratio < 1.15);
+    assert_true(r.lo > 1.0);
+    assert_true(r.p < 0.01);
+    assert_true(r.p >= 1.0 / 2001.0);
+    /* the same seed gives the same answer */
+    assert_int_equal(sp_ab_ratio(a, 30, b, 30, 2000, 0.95, 7, &again), SP_OK);
+    assert_true(again.lo == r.lo && again.hi == r.hi && again.p == r.p);
+    /* B faster: the reverse */
+    assert_int_equal(sp_ab_ratio(b, 30, a, 30, 2000, 0.95, 7, &r), SP_OK);
+    assert_true(r.hi < 1.0);
+}
+
+static void test_ratio_bad(void **state)
+{
+    double a[3] = {1.0, 2.0, 3.0}, z[3] = {1.0, 0.0, 3.0};
+    sp_ab_ratio_t r;
+
+    (void)state;
+    assert_int_equal(sp_ab_ratio(a, 1, a, 3, 1000, 0.95, 1, &r), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_ratio(a, 3, a, 3, 10, 0.95, 1, &r), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_ratio(a, 3, a, 3, 1000, 1.0, 1, &r), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_ratio(a, 3, z, 3, 1000, 0.95, 1, &r), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_ratio(NULL, 3, a, 3, 1000, 0.95, 1, &r), SP_ERR_INVALID);
+    {
+        double p[2] = {0.5, 1.5}, q[2];
+        assert_int_equal(sp_ab_bh_adjust(p, 2, q), SP_ERR_INVALID);
+        assert_int_equal(sp_ab_bh_adjust(NULL, 0, NULL), SP_OK);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bh_hand),    cmocka_unit_test(test_bh_paper),
+        cmocka_unit_test(test_ratio_null), cmocka_unit_test(test_ratio_shift),
+        cmocka_unit_test(test_ratio_bad),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
