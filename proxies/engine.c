@@ -55,7 +55,7 @@ static MPI_Comm lane_comm(const sp_engine_t *e, int lane)
     case SP_GROUP_DP:
         return e->comms.dp;
     default:
-        return MPI_COMM_NULL;
+        return MPI_COMM_SELF; /* the compute lane communicates with nobody */
     }
 }
 
@@ -67,7 +67,10 @@ static sp_status_t create_streams(sp_engine_t *e)
      * group, and every member of a group uses the same lanes */
     for (int l = 0; l < SP_LANE_COUNT && st == SP_OK; l++) {
         if (lane_used(e, l)) {
-            st = e->be->ops->stream_create(e->be->state, lane_comm(e, l), &e->lane[l]);
+            /* agreed over the world: a group that failed must not leave the others waiting in
+             * the next lane's creation for its members */
+            st = sp_agree(e->comms.world,
+                          e->be->ops->stream_create(e->be->state, lane_comm(e, l), &e->lane[l]));
         }
     }
     return st;
@@ -472,18 +475,13 @@ static sp_status_t stage_costs(sp_engine_t *e, double *mine, sp_replay_cost_t **
     double *all = calloc((size_t)p * 6, sizeof(*all));
     double *sums = calloc((size_t)p * 6, sizeof(*sums));
     sp_replay_cost_t *costs = calloc((size_t)p, sizeof(*costs));
-    sp_status_t st = all && sums && costs ? SP_OK : SP_ERR_NOMEM;
+    /* agreed first, so every rank takes part in the same reduction or none does */
+    sp_status_t st = sp_agree(e->comms.world, all && sums && costs ? SP_OK : SP_ERR_NOMEM);
 
     op_spans(e, mine, mine + 3);
-    if (all != NULL) {
-        memcpy(all + (size_t)e->stage * 6, mine, 6 * sizeof(*mine));
-    }
     if (st == SP_OK) {
+        memcpy(all + (size_t)e->stage * 6, mine, 6 * sizeof(*mine));
         MPI_Allreduce(all, sums, p * 6, MPI_DOUBLE, MPI_SUM, e->comms.world);
-    } else {
-        /* take part in the reduction all the same, so no rank waits */
-        double zero[6] = {0};
-        MPI_Allreduce(MPI_IN_PLACE, zero, 6, MPI_DOUBLE, MPI_SUM, e->comms.world);
     }
     for (int r = 0; r < p && st == SP_OK; r++) {
         const double *x = sums + (size_t)r * 6;

@@ -130,15 +130,25 @@ static void free_comms(proxy_run_t *r)
 /* Measured steps so far converged (rank 0 decides from rank 0's step times; broadcast): 1 stop,
  * 0 go on, STOP_SIGNAL a signal arrived at rank 0. */
 #define STOP_SIGNAL 2
+/* 1 when any rank got SIGTERM or SIGINT. Collective. */
+static int signal_any(sp_ctx_t *ctx)
+{
+    int mine = sp_signal_pending(), any = 0;
+
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ctx->world);
+    return any != 0;
+}
+
 static int should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_t *r, long done,
                        double t0)
 {
     int stop = 0;
 
+    if (signal_any(ctx)) {
+        return STOP_SIGNAL;
+    }
     if (ctx->rank == 0) {
-        if (sp_signal_pending()) {
-            stop = STOP_SIGNAL;
-        } else if (o->steps > 0) {
+        if (o->steps > 0) {
             stop = done >= o->steps;
         } else {
             double *x = malloc((size_t)(done > 0 ? done : 1) * sizeof(*x));
@@ -184,6 +194,9 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
     long done = 0;
 
     for (long i = 0; i < o->warmup_steps && st == SP_OK; i++) {
+        if (signal_any(ctx)) {
+            return SP_ERR_INTERRUPTED;
+        }
         sp_watchdog_beat(ctx->watchdog, "proxy warm-up step %ld", i + 1);
         st = sp_engine_step(r->eng, -1, &mine);
     }
@@ -194,7 +207,8 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
             st = stop == STOP_SIGNAL ? SP_ERR_INTERRUPTED : st;
             break;
         }
-        sp_proxy_rank_row_t *at = r->rows + (size_t)done * (size_t)ctx->nranks;
+        sp_proxy_rank_row_t *at =
+            r->rows != NULL ? r->rows + (size_t)done * (size_t)ctx->nranks : NULL;
         sp_watchdog_beat(ctx->watchdog, "proxy step %ld: before its start", done + 1);
         test_delay(ctx, done);
         sp_watchdog_beat(ctx->watchdog, "proxy step %ld", done + 1);

@@ -686,7 +686,8 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
         status = cuda_check(cudaEventElapsedTime(&ms, start->ev, end->ev), "cudaEventElapsedTime");
     }
     if (status == SP_OK) {
-        *ns_p = (uint64_t)((double)ms * 1e6);
+        /* events on different streams: a hair negative is possible; clamp before the cast */
+        *ns_p = ms > 0.0f ? (uint64_t)((double)ms * 1e6) : 0;
     }
     return status;
 }

@@ -276,6 +276,7 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     char cmdline[4096];
     void *opts = NULL;
     int provided = 0;
+    int signo = 0; /* the signal that interrupted the run, agreed over the ranks */
     int help = 0;
     int exit_code;
     sp_status_t status;
@@ -297,6 +298,15 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     }
     join_argv(argc, argv, cmdline, sizeof(cmdline));
     ctx.command_line = cmdline;
+    if (provided < MPI_THREAD_MULTIPLE) {
+        /* the watchdog and the host streams call MPI from their own threads */
+        status = SP_ERR_UNSUPPORTED;
+        bad_input(&ctx, w->name,
+                  "the MPI library does not provide MPI_THREAD_MULTIPLE (scaleprobe's watchdog "
+                  "and streams call MPI from threads of their own)");
+        opts = NULL;
+        goto out_finalize;
+    }
 
     opts = calloc(1, w->opts_size);
     status = opts != NULL ? SP_OK : SP_ERR_NOMEM;
@@ -338,19 +348,29 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
         w->backend_config(opts, &cfg);
         cfg.local_rank = ctx.topo.local_rank;
         cfg.local_size = ctx.topo.local_size;
-        status = sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world, &cfg,
-                                 &ctx.backend, err, sizeof(err));
-        if (status == SP_OK) {
-            /* from here on every wait is bounded by --timeout */
-            status = sp_agree(ctx.world, sp_watchdog_start(ctx.world, cfg.timeout_s,
-                                                           &ctx.watchdog));
-            sp_watchdog_beat(ctx.watchdog, "opening the result file");
-            if (status != SP_OK) {
-                sp_backend_close(&ctx.backend);
-            }
+        /* from here on every wait is bounded by --timeout, the backend's start-up included */
+        status = sp_agree(ctx.world,
+                          sp_watchdog_start(ctx.world, cfg.timeout_s, &ctx.watchdog));
+        if (status != SP_OK) {
+            sp_watchdog_stop(ctx.watchdog);
+            ctx.watchdog = NULL;
+            snprintf(err, sizeof(err), "cannot start the watchdog thread");
         }
+        if (status == SP_OK) {
+            sp_watchdog_beat(ctx.watchdog, "opening the backend");
+            status = sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world, &cfg,
+                                     &ctx.backend, err, sizeof(err));
+        }
+        if (status == SP_OK && ctx.backend.kind == SP_BACKEND_NCCL) {
+            /* the nccl backend bounds its device waits by --timeout itself and reports them
+             * (exit 1); the watchdog stays behind it, for waits outside the device */
+            sp_watchdog_set_timeout(ctx.watchdog, cfg.timeout_s + SP_WATCHDOG_GRACE_S);
+        }
+        sp_watchdog_beat(ctx.watchdog, "opening the result file");
     }
     if (status != SP_OK) {
+        sp_watchdog_stop(ctx.watchdog);
+        ctx.watchdog = NULL;
         if (ctx.rank == 0) {
             fprintf(stderr, "scaleprobe %s: error: backend %s: %s\n", w->name,
                     sp_backend_names[w->backend(opts)], err);
@@ -392,6 +412,11 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
 
     run_status = w->run(&ctx, opts);
     status = run_status;
+    if (run_status == SP_ERR_INTERRUPTED) {
+        /* the signal may have reached other ranks only: every rank takes the same number */
+        int mine = sp_signal_pending();
+        MPI_Allreduce(&mine, &signo, 1, MPI_INT, MPI_MAX, ctx.world);
+    }
     /* the timeline and the clock model are written after the run (the drift needs the end
      * synchronization); a failed run still writes what it recorded */
     if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
@@ -411,7 +436,7 @@ out_result:
             fprintf(stderr,
                     "scaleprobe %s: interrupted by %s: stopped at the next safe point; the result "
                     "file keeps everything finished before (status partial)\n",
-                    w->name, sp_signal_name(sp_signal_pending()));
+                    w->name, sp_signal_name(signo));
         }
         sp_status_t close_status = sp_result_close(ctx.result, final);
         ctx.result = NULL;
@@ -431,9 +456,7 @@ out_topo:
 out_finalize:
     MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
     exit_code = sp_status_exit_code(status);
-    if (status == SP_ERR_INTERRUPTED) {
-        int signo = sp_signal_pending();
-        MPI_Bcast(&signo, 1, MPI_INT, 0, ctx.world);
+    if (status == SP_ERR_INTERRUPTED && signo > 0) {
         exit_code = 128 + signo; /* as the shell reports a process the signal ended */
     }
     free(opts);

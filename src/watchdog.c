@@ -24,6 +24,7 @@ typedef struct {
     int32_t pad;
     uint64_t beats;   /* beats so far: equal on ranks at the same point of the run */
     double waited_s;  /* since the last beat */
+    double timeout_s; /* the timeout in force */
     char what[WHAT_LEN];
 } state_t;
 
@@ -52,6 +53,7 @@ static void snapshot(sp_watchdog_t *wd, state_t *s)
     s->rank = wd->rank;
     s->beats = wd->beats;
     s->waited_s = (double)(sp_time_ns() - wd->last_ns) / 1e9;
+    s->timeout_s = wd->timeout_s;
     memcpy(s->what, wd->what, WHAT_LEN);
     pthread_mutex_unlock(&wd->lock);
 }
@@ -135,7 +137,7 @@ static void report(sp_watchdog_t *wd, const state_t *all, const int *got)
             "scaleprobe: watchdog: no progress for %.1f s (--timeout %.1f) in %s; ranks that did "
             "not arrive: %s; ranks that did not answer: %s. Ending the job; the result file "
             "keeps every point finished before (status partial).\n",
-            all[lead].waited_s, wd->timeout_s, all[lead].what, nb ? behind : "none",
+            all[lead].waited_s, all[0].timeout_s, all[lead].what, nb ? behind : "none",
             ns ? silent : "none");
     fflush(stderr);
 }
@@ -157,7 +159,7 @@ static void *watch(void *arg)
         snapshot(wd, &mine);
         if (wd->rank != 0) {
             answer(wd);
-            if (mine.waited_s > wd->timeout_s + ORPHAN_S) {
+            if (mine.waited_s > mine.timeout_s + ORPHAN_S) {
                 fprintf(stderr,
                         "scaleprobe: watchdog: rank %d: no progress for %.1f s in %s, and rank 0 "
                         "did not end the job; ending it\n",
@@ -165,7 +167,7 @@ static void *watch(void *arg)
                 fflush(stderr);
                 MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
             }
-        } else if (mine.waited_s > wd->timeout_s) {
+        } else if (mine.waited_s > mine.timeout_s) {
             state_t *all = calloc((size_t)wd->nranks, sizeof(*all));
             int *got = calloc((size_t)wd->nranks, sizeof(*got));
             if (all != NULL && got != NULL) {
@@ -228,6 +230,16 @@ void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
     va_end(ap);
     wd->beats++;
     wd->last_ns = sp_time_ns();
+    pthread_mutex_unlock(&wd->lock);
+}
+
+void sp_watchdog_set_timeout(sp_watchdog_t *wd, double timeout_s)
+{
+    if (wd == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&wd->lock);
+    wd->timeout_s = timeout_s;
     pthread_mutex_unlock(&wd->lock);
 }
 

@@ -26,6 +26,13 @@ sp_status_t sp_watchdog_start(MPI_Comm comm, double timeout_s, sp_watchdog_t **w
 void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Change the timeout (e.g. behind a backend that bounds its own waits). NULL wd: nothing. */
+void sp_watchdog_set_timeout(sp_watchdog_t *wd, double timeout_s);
+
+/* How far the watchdog stays behind a backend that bounds its own waits by the same timeout, so
+ * the backend's own report comes first. */
+#define SP_WATCHDOG_GRACE_S 30.0
+
 /* Stop the thread and free the watchdog (collective over comm; NULL is a no-op). */
 void sp_watchdog_stop(sp_watchdog_t *wd);
 

@@ -8,10 +8,10 @@ source "$(dirname "$0")/lib.sh"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 rows() { h5dump -H -d /coll/results "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
 status_of() { h5dump -a /status "$1" 2>/dev/null | grep '(0)' | grep -o '"[a-z]*"' | tr -d '"'; }
-# pid of world rank $1 of a running scaleprobe job
-rank_pid() {
+# pid of world rank $1 of a running scaleprobe job (command $2, default coll)
+pgrep_rank() {
   local p
-  for p in $(pgrep -f "$SCALEPROBE coll"); do
+  for p in $(pgrep -f "$SCALEPROBE ${2:-coll}"); do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
   done
 }
@@ -79,6 +79,24 @@ else
   tail -5 "$TMP/err"
 fi
 
+# 2b. SIGTERM to one rank other than 0 of the proxy (a node's job step signalled first): every
+# rank stops, the file is partial with the finished steps, the process exits 128 + 15
+f="$TMP/term-proxy.h5"
+timeout 120 mpirun -np 2 "$SCALEPROBE" proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 \
+  --layers 4 --vocab 512 --tflops 0.05 --steps 40 -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 3
+kill -TERM "$(pgrep_rank 1 proxy)"
+wait "$job"
+n=$(h5dump -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+if [ "$(status_of "$f")" = partial ] && [ "${n:-0}" -ge 2 ] && [ "${n:-0}" -lt 80 ] &&
+  grep -q 'interrupted by SIGTERM' "$TMP/err" && grep -q 'Exit code: *143' "$TMP/err"; then
+  ok "SIGTERM to rank 1 of the proxy: every rank stops, status partial, $n rows, exit 143"
+else
+  not_ok "SIGTERM to rank 1 of the proxy: status $(status_of "$f"), rows $n"
+  tail -5 "$TMP/err"
+fi
+
 # 3. a second signal ends the process at once, even while it waits: rank 1 sleeps 30 s in a
 # broadcast, so rank 0 waits in it when it gets two SIGTERMs
 f="$TMP/twice.h5"
@@ -87,7 +105,7 @@ SCALEPROBE_TEST_DELAY=1:30000000:broadcast timeout 120 mpirun -np 2 "$SCALEPROBE
 job=$!
 wait_rows "$TMP/out" 1
 sleep 1
-r0=$(rank_pid 0)
+r0=$(pgrep_rank 0)
 t0=$(now_ms)
 kill -TERM "$r0"
 sleep 0.3
@@ -107,7 +125,7 @@ f="$TMP/kill.h5"
 timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep --timeout 20 -O "$f" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 wait_rows "$TMP/out" 10
-victim=$(rank_pid 1)
+victim=$(pgrep_rank 1)
 t0=$(now_ms)
 kill -KILL "$victim"
 wait "$job"
