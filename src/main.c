@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coll_cmd.h"
+#include "compare.h"
 #include "export.h"
 #include "launcher.h"
 #include "proxy_cmd.h"
@@ -18,6 +19,7 @@ static const subcommand_t subcommands[] = {
     {"coll", sp_coll_main, "collective sweep (launch with mpirun or srun)"},
     {"proxy", sp_proxy_main, "training proxy: pipeline schedules, bubbles (mpirun or srun)"},
     {"report", sp_report_main, "summarize a result file (no MPI launch needed)"},
+    {"compare", sp_compare_main, "A/B of two result files: differences, ratios with CIs (no MPI)"},
     {"export", sp_export_main, "timeline as a Chrome/Perfetto trace, tables as CSV (no MPI)"},
 };
 
