@@ -47,11 +47,17 @@ int main(int argc, char **argv)
             SP_TEST_TRUE(llabs(got_end - want) <= err);
         }
     }
-    /* a local time of the victim maps onto rank 0's clock within the bound */
+    /* a local time of the victim inside the synchronized span (where every timeline event lies)
+     * maps onto rank 0's clock within the bound. Not a time after the end: the drift comes from
+     * two syncs a few ms apart here, and extrapolating it is outside what the bound covers (an
+     * 8-rank run on 2 cores once extrapolated 19 us of noise past a 16 us bound). */
     if (ctx.rank == victim && victim > 0) {
-        int64_t local = sp_clock_now(&clk);
-        int64_t global = sp_clock_to_global(&clk, local);
-        SP_TEST_TRUE(llabs((long long)(local - SHIFT_NS - global)) <= sp_clock_err_ns(&clk) + 1);
+        int64_t times[3] = {clk.start.at_ns, (clk.start.at_ns + clk.end.at_ns) / 2, clk.end.at_ns};
+        for (int i = 0; i < 3; i++) {
+            int64_t global = sp_clock_to_global(&clk, times[i]);
+            SP_TEST_TRUE(llabs((long long)(times[i] - SHIFT_NS - global)) <=
+                         sp_clock_err_ns(&clk) + 1);
+        }
     }
     sp_test_ctx_fini(&ctx);
     return 0;
