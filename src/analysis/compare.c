@@ -404,6 +404,9 @@ int sp_compare_main(int argc, char **argv)
             printf("# %zu points compared: %d slower in B\n", n, slower);
         }
         rc = slower > 0 ? 1 : 0;
+    } else {
+        fprintf(stderr, "scaleprobe compare: error: out of memory\n");
+        rc = 1;
     }
     free(pts);
     sp_reader_close(&a);

@@ -42,6 +42,9 @@ void sp_test_fixed_opts(sp_coll_opts_t *opts);
 void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx);
 void sp_test_ctx_fini(sp_ctx_t *ctx);
 
+/* Median of 3 values (the proxy tests measure 3 steps; the median resists one disturbed step). */
+double sp_test_median3(const double *x);
+
 /* The TP, PP and DP communicators of a layout of the world (freed by sp_test_comms_free). */
 void sp_test_comms(sp_ctx_t *ctx, const sp_layout_t *layout, sp_engine_comms_t *comms);
 void sp_test_comms_free(sp_engine_comms_t *comms);

@@ -17,14 +17,6 @@
 #define STEPS 3 /* measured; the median resists one disturbed step */
 #define F_NS 25e6
 
-static double median3(const double *x)
-{
-    double lo = x[0] < x[1] ? x[0] : x[1];
-    double hi = x[0] < x[1] ? x[1] : x[0];
-
-    return x[2] < lo ? lo : (x[2] > hi ? hi : x[2]);
-}
-
 static double median_bubble(sp_ctx_t *ctx, sp_sched_kind_t kind, int m, int v, double *pred_p,
                             double *steady_p)
 {
@@ -49,10 +41,10 @@ static double median_bubble(sp_ctx_t *ctx, sp_sched_kind_t kind, int m, int v, d
         steady[i] = row.steady_ms / row.bubble_ms;
     }
     *pred_p = row.predicted_frac;
-    *steady_p = median3(steady);
+    *steady_p = sp_test_median3(steady);
     sp_engine_destroy(eng);
     sp_test_comms_free(&comms);
-    return median3(f);
+    return sp_test_median3(f);
 }
 
 static void check(sp_ctx_t *ctx, const char *name, double measured, double pred, double formula,

@@ -10,14 +10,6 @@
 
 #define STEPS 3
 
-static double median3(const double *x)
-{
-    double lo = x[0] < x[1] ? x[0] : x[1];
-    double hi = x[0] < x[1] ? x[1] : x[0];
-
-    return x[2] < lo ? lo : (x[2] > hi ? hi : x[2]);
-}
-
 static void run(sp_ctx_t *ctx, int mode, int overlap, double *exposed_p, double *dp_overlap_p)
 {
     sp_layout_t l = {ctx->nranks, 1, 1, 1};
@@ -44,8 +36,8 @@ static void run(sp_ctx_t *ctx, int mode, int overlap, double *exposed_p, double 
     }
     sp_engine_destroy(eng);
     sp_test_comms_free(&comms);
-    *exposed_p = median3(e);
-    *dp_overlap_p = median3(o);
+    *exposed_p = sp_test_median3(e);
+    *dp_overlap_p = sp_test_median3(o);
 }
 
 int main(int argc, char **argv)
