@@ -8,11 +8,15 @@ source "$(dirname "$0")/lib.sh"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 rows() { h5dump -H -d /coll/results "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
 status_of() { h5dump -a /status "$1" 2>/dev/null | grep '(0)' | grep -o '"[a-z]*"' | tr -d '"'; }
-# pid of world rank $1 of a running scaleprobe job (command $2, default coll)
+# pid of world rank $1 of a running scaleprobe job of this test (command $2, default coll):
+# other tests run the same binary at the same time, so a rank must also carry this test's tag
+export SP_FAULTS_TAG="$TMP"
 pgrep_rank() {
-  local p
+  local p env
   for p in $(pgrep -f "$SCALEPROBE ${2:-coll}"); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return; }
+    env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)
+    grep -qx "SP_FAULTS_TAG=$TMP" <<<"$env" && grep -qx "OMPI_COMM_WORLD_RANK=$1" <<<"$env" &&
+      { echo "$p"; return; }
   done
 }
 # wait until the job has printed $2 table rows to $1 (at most 60 s)
