@@ -8,9 +8,14 @@ packages=(
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libhwloc-dev libcmocka-dev
+  # `scaleprobe node`: the host GEMM (CBLAS)
+  libopenblas-dev
   # tests/cluster: a throw-away Slurm (munge for its authentication) and emulated hosts in
   # network namespaces (ip, tc)
   munge slurmctld slurmd slurm-client iproute2
+  # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML report
+  # in headless Chromium (a font, or the page's text does not render)
+  python3-h5py python3-matplotlib chromium fonts-dejavu-core
 )
 
 missing=()

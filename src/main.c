@@ -6,7 +6,10 @@
 #include "compare.h"
 #include "export.h"
 #include "launcher.h"
+#include "node_cmd.h"
+#include "predict_cmd.h"
 #include "proxy_cmd.h"
+#include "regress.h"
 #include "report.h"
 
 typedef struct {
@@ -18,8 +21,11 @@ typedef struct {
 static const subcommand_t subcommands[] = {
     {"coll", sp_coll_main, "collective sweep (launch with mpirun or srun)"},
     {"proxy", sp_proxy_main, "training proxy: pipeline schedules, bubbles (mpirun or srun)"},
+    {"node", sp_node_main, "node baselines: memory, GEMM, outliers, burn (mpirun or srun)"},
     {"report", sp_report_main, "summarize a result file (no MPI launch needed)"},
     {"compare", sp_compare_main, "A/B of two result files: differences, ratios with CIs (no MPI)"},
+    {"predict", sp_predict_main, "predict a proxy step from a sweep or alpha-beta model (no MPI)"},
+    {"regress", sp_regress_main, "change points over a series of result files (no MPI)"},
     {"export", sp_export_main, "timeline as a Chrome/Perfetto trace, tables as CSV (no MPI)"},
 };
 

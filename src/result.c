@@ -256,6 +256,49 @@ hid_t sp__result_clock_type(void)
     return t;
 }
 
+/* Fixed-length NUL-terminated string member of n bytes. */
+static void insert_str(hid_t t, const char *name, size_t offset, size_t n)
+{
+    hid_t str = H5Tcopy(H5T_C_S1);
+
+    H5Tset_size(str, n);
+    H5Tset_strpad(str, H5T_STR_NULLTERM);
+    H5Tinsert(t, name, offset, str);
+    H5Tclose(str);
+}
+
+hid_t sp__result_fp_rank_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_fp_rank_t));
+
+    /* the field table describes every member, so the file and the struct cannot drift apart */
+    for (int f = 0; f < sp_fp_nfields; f++) {
+        const sp_fp_field_t *fd = &sp_fp_fields[f];
+        if (fd->kind == SP_FP_INT) {
+            H5Tinsert(t, fd->name, fd->offset, H5T_NATIVE_INT32);
+        } else {
+            insert_str(t, fd->name, fd->offset, fd->size);
+        }
+    }
+    return t;
+}
+
+hid_t sp__result_fp_node_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_fp_node_t));
+
+#define F(m) HOFFSET(sp_fp_node_t, m), sizeof(((sp_fp_node_t *)0)->m)
+    H5Tinsert(t, "node", HOFFSET(sp_fp_node_t, node), H5T_NATIVE_INT32);
+    H5Tinsert(t, "nranks", HOFFSET(sp_fp_node_t, nranks), H5T_NATIVE_INT32);
+    insert_str(t, "host", F(host));
+    H5Tinsert(t, "differs", HOFFSET(sp_fp_node_t, differs), H5T_NATIVE_INT32);
+    insert_str(t, "differs_in", F(differs_in));
+    insert_str(t, "mixed_in", F(mixed_in));
+    insert_str(t, "key", F(key));
+#undef F
+    return t;
+}
+
 /* ---- attributes ---- */
 
 static sp_status_t write_attr_str(hid_t obj, const char *name, const char *value)
@@ -574,8 +617,52 @@ static sp_status_t write_kv_attrs(hid_t group, const sp_kv_t *kv, int n)
     return status;
 }
 
+/* /fingerprint/ranks and /fingerprint/nodes, with the majority flags computed here. */
+static sp_status_t write_fp_tables(hid_t group, sp_fp_rank_t *ranks, int nranks, int nnodes)
+{
+    sp_fp_node_t *nodes = calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*nodes));
+    char ties[SP_FP_FLAGS_LEN];
+    hid_t type = -1;
+    hid_t ds;
+    uint64_t n = 0;
+    sp_status_t status;
+
+    if (nodes == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    status = sp_fp_majority(ranks, nranks, nodes, nnodes, NULL, NULL, ties, sizeof(ties));
+    if (status == SP_OK) {
+        type = sp__result_fp_rank_type();
+        ds = create_table(group, "ranks", type,
+                          (hsize_t)(nranks > 0 && nranks < 256 ? nranks : 256));
+        status = ds < 0 ? h5_fail("create /fingerprint/ranks")
+                        : append_rows(ds, type, &n, ranks, (size_t)nranks);
+        if (ds >= 0) {
+            H5Dclose(ds);
+        }
+        H5Tclose(type);
+    }
+    if (status == SP_OK) {
+        n = 0;
+        type = sp__result_fp_node_type();
+        ds = create_table(group, "nodes", type, (hsize_t)(nnodes > 0 && nnodes < 64 ? nnodes : 64));
+        status = ds < 0 ? h5_fail("create /fingerprint/nodes")
+                        : append_rows(ds, type, &n, nodes, (size_t)nnodes);
+        if (status == SP_OK) {
+            status = write_attr_str(ds, "no_majority", ties);
+        }
+        if (ds >= 0) {
+            H5Dclose(ds);
+        }
+        H5Tclose(type);
+    }
+    free(nodes);
+    return status;
+}
+
 sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *versions, int nversions,
-                                        const sp_kv_t *env, int nenv)
+                                        const sp_kv_t *env, int nenv, sp_fp_rank_t *ranks,
+                                        int nranks, int nnodes)
 {
     hid_t group = H5Gcreate2(res->file, "fingerprint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t envg;
@@ -593,6 +680,9 @@ sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *version
             status = write_kv_attrs(envg, env, nenv);
         }
         H5Gclose(envg);
+    }
+    if (status == SP_OK && ranks != NULL) {
+        status = write_fp_tables(group, ranks, nranks, nnodes);
     }
     H5Gclose(group);
     return status;
@@ -963,6 +1053,89 @@ sp_status_t sp_result_proxy_append(sp_result_t *res, const sp_proxy_rank_row_t *
     if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
         status = h5_fail("flush");
     }
+    return status;
+}
+
+sp_status_t sp_result_proxy_mark_predicted(sp_result_t *res, const char *source)
+{
+    hid_t group = H5Gopen2(res->file, "proxy", H5P_DEFAULT);
+    sp_status_t status = group < 0 ? h5_fail("open /proxy") : write_attr_int(group, "predicted", 1);
+
+    if (status == SP_OK) {
+        status = write_attr_str(group, "predicted_source", source);
+    }
+    if (group >= 0) {
+        H5Gclose(group);
+    }
+    return status;
+}
+
+sp_status_t sp_result_group_create(sp_result_t *res, const char *path)
+{
+    hid_t lcpl;
+    hid_t group;
+
+    if (H5Lexists(res->file, path, H5P_DEFAULT) > 0) {
+        return SP_OK;
+    }
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    group = H5Gcreate2(res->file, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    if (group < 0) {
+        return h5_fail(path);
+    }
+    H5Gclose(group);
+    return SP_OK;
+}
+
+sp_status_t sp_result_table_create(sp_result_t *res, const char *path, hid_t type,
+                                   size_t chunk_rows)
+{
+    hid_t ds = create_table(res->file, path, type, (hsize_t)(chunk_rows > 0 ? chunk_rows : 1));
+
+    if (ds < 0) {
+        return h5_fail(path);
+    }
+    H5Dclose(ds);
+    return SP_OK;
+}
+
+sp_status_t sp_result_table_append(sp_result_t *res, const char *path, hid_t type,
+                                   const void *rows, size_t n)
+{
+    hid_t ds = H5Dopen2(res->file, path, H5P_DEFAULT);
+    hid_t space;
+    hsize_t dims[1] = {0};
+    uint64_t cur;
+    sp_status_t status;
+
+    if (ds < 0) {
+        return h5_fail(path);
+    }
+    space = H5Dget_space(ds);
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    H5Sclose(space);
+    cur = (uint64_t)dims[0];
+    status = append_rows(ds, type, &cur, rows, n);
+    H5Dclose(ds);
+    if (status == SP_OK && H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
+        status = h5_fail("flush");
+    }
+    return status;
+}
+
+sp_status_t sp_result_attr_str(sp_result_t *res, const char *path, const char *name,
+                               const char *value)
+{
+    hid_t obj = H5Oopen(res->file, path, H5P_DEFAULT);
+    sp_status_t status;
+
+    if (obj < 0) {
+        return h5_fail(path);
+    }
+    status = write_attr_str(obj, name, value);
+    H5Oclose(obj);
     return status;
 }
 

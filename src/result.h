@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fingerprint.h"
 #include "kv.h"
 #include "options.h"
 #include "status.h"
@@ -154,13 +155,16 @@ sp_status_t sp_result_write_config(sp_result_t *res, const sp_opt_table_t *table
 /* Write /topology/ranks from the gathered node map. */
 sp_status_t sp_result_write_topology(sp_result_t *res, const sp_topo_t *topo);
 
-/* Write /fingerprint: versions and properties as attributes, the captured environment as the
- * attributes of /fingerprint/environment (already allow-listed and redacted). */
 /* /launch: how the job was launched (topo/launch.h), one string attribute per entry. */
 sp_status_t sp_result_write_launch(sp_result_t *res, const sp_kv_t *kv, int n);
 
+/* Write /fingerprint: versions and properties as attributes, the captured environment as the
+ * attributes of /fingerprint/environment (already allow-listed and redacted), and when ranks is
+ * not NULL /fingerprint/ranks (nranks rows, their flags set here by sp_fp_majority) and
+ * /fingerprint/nodes (nnodes rows; attribute no_majority names the fields tied across nodes). */
 sp_status_t sp_result_write_fingerprint(sp_result_t *res, const sp_kv_t *versions, int nversions,
-                                        const sp_kv_t *env, int nenv);
+                                        const sp_kv_t *env, int nenv, sp_fp_rank_t *ranks,
+                                        int nranks, int nnodes);
 
 /* Append one sweep point: its row, its samples, the per-rank median times (nranks values) and
  * the ranks with wrong data. Sets row->sample_offset and wrong[].row. Flushes the file. */
@@ -200,6 +204,22 @@ sp_status_t sp_result_proxy_begin(sp_result_t *res, const sp_proxy_info_t *info,
                                   const char *dtype);
 sp_status_t sp_result_proxy_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n);
 
+/* Mark /proxy (after sp_result_proxy_begin) as predicted by `scaleprobe predict`, not measured:
+ * attributes predicted = 1 and predicted_source (the cost model: sweep file or alpha-beta). */
+sp_status_t sp_result_proxy_mark_predicted(sp_result_t *res, const char *source);
+
+/* Tables a workload owns the types of (src/node/node_result.c): create the group at path (and
+ * its parents) when missing; create an empty 1-D chunked, compressed table at path; append n rows
+ * of type at the table's end and flush, so a stopped run keeps every appended row; write a string
+ * attribute of the object at path. */
+sp_status_t sp_result_group_create(sp_result_t *res, const char *path);
+sp_status_t sp_result_table_create(sp_result_t *res, const char *path, hid_t type,
+                                   size_t chunk_rows);
+sp_status_t sp_result_table_append(sp_result_t *res, const char *path, hid_t type,
+                                   const void *rows, size_t n);
+sp_status_t sp_result_attr_str(sp_result_t *res, const char *path, const char *name,
+                               const char *value);
+
 /* Set the root attribute status ("complete", "partial" or "failed") and close. NULL is a no-op. */
 sp_status_t sp_result_close(sp_result_t *res, const char *status);
 
@@ -215,6 +235,8 @@ hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_proxy_rank_type(void); /* /proxy/ranks rows: sp_proxy_rank_row_t */
 hid_t sp__result_proxy_info_type(void); /* /proxy/info: sp_proxy_info_t */
+hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */
+hid_t sp__result_fp_node_type(void);   /* /fingerprint/nodes rows: sp_fp_node_t */
 
 /* Read a string attribute of obj into out; SP_ERR_FORMAT when missing. */
 sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t outlen);

@@ -182,8 +182,9 @@ static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all, int mpiio)
     return status;
 }
 
-/* Rank 0's view: library versions, the backend's versions, the allow-listed environment. */
-static sp_status_t write_fingerprint(sp_ctx_t *ctx)
+/* Rank 0's view: library versions, the backend's versions, the allow-listed environment; and
+ * every rank's fingerprint (fp, gathered by sp_fp_gather). */
+static sp_status_t write_fingerprint(sp_ctx_t *ctx, sp_fp_rank_t *fp)
 {
     enum { MAX_VERSIONS = 32, MAX_ENV = 256 };
     sp_kv_t *versions = calloc(MAX_VERSIONS, sizeof(*versions));
@@ -196,7 +197,8 @@ static sp_status_t write_fingerprint(sp_ctx_t *ctx)
         nv = sp_fingerprint_versions(versions, MAX_VERSIONS);
         nv += ctx->backend.ops->versions(ctx->backend.state, versions + nv, MAX_VERSIONS - nv);
         ne = sp_env_capture(environ, env, MAX_ENV);
-        status = sp_result_write_fingerprint(ctx->result, versions, nv, env, ne);
+        status = sp_result_write_fingerprint(ctx->result, versions, nv, env, ne, fp,
+                                             ctx->nranks, ctx->topo.nnodes);
     }
     free(env);
     free(versions);
@@ -242,11 +244,25 @@ static sp_status_t write_launch(sp_ctx_t *ctx, sp_status_t status)
     return sp_result_write_launch(ctx->result, kv, n);
 }
 
+/* Every rank's fingerprint, gathered to rank 0 (NULL elsewhere). Collective. */
+static sp_status_t gather_fingerprint(sp_ctx_t *ctx, sp_fp_rank_t **fp_p)
+{
+    enum { MAX_KV = 32 };
+    sp_kv_t kv[MAX_KV];
+    char dev[SP_HOST_LEN];
+    char bus[32];
+    int n = ctx->backend.ops->versions(ctx->backend.state, kv, MAX_KV);
+
+    ctx->backend.ops->device_info(ctx->backend.state, dev, sizeof(dev), bus, sizeof(bus));
+    return sp_fp_gather(ctx->world, &ctx->topo, kv, n, bus, fp_p);
+}
+
 static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
 {
-    sp_status_t status = SP_OK;
+    sp_fp_rank_t *fp = NULL;
+    sp_status_t status = gather_fingerprint(ctx, &fp);
 
-    if (ctx->rank == 0) {
+    if (ctx->rank == 0 && status == SP_OK) {
         sp_result_info_t info = {
             .command_line = ctx->command_line,
             .subcommand = w->name,
@@ -262,9 +278,10 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts
             status = sp_result_write_topology(ctx->result, &ctx->topo);
         }
         if (status == SP_OK) {
-            status = write_fingerprint(ctx);
+            status = write_fingerprint(ctx, fp);
         }
     }
+    free(fp);
     status = write_launch(ctx, status);
     return sp_ctx_agree(ctx, status);
 }

@@ -14,6 +14,7 @@
 
 #include "coll.h"
 #include "dtype.h"
+#include "json.h"
 #include "launcher.h"
 
 #define CMD "export"
@@ -36,58 +37,6 @@ static const char *op_name(int op)
 static const char *dtype_name(int dtype)
 {
     return dtype >= 0 && dtype < SP_DTYPE_COUNT ? sp_dtype_names[dtype] : "none";
-}
-
-/* Length of the valid UTF-8 sequence at s, 0 when s does not start one (overlong forms and
- * surrogates included), so JSON output stays valid whatever bytes a host name holds. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n;
-
-    if (s[0] < 0x80) {
-        return 1;
-    }
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        n = 2;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        n = 3;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        n = 4;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            return 0;
-        }
-    }
-    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
-        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)) {
-        return 0;
-    }
-    return n;
-}
-
-/* A JSON string literal; bytes that are not UTF-8 are written as the code point of their value. */
-static void json_str(FILE *out, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-
-    fputc('"', out);
-    while (*s != '\0') {
-        size_t n = utf8_len(s);
-        if (*s == '"' || *s == '\\') {
-            fputc('\\', out);
-            fputc(*s, out);
-        } else if (*s < 0x20 || n == 0) {
-            fprintf(out, "\\u%04x", (unsigned)*s);
-            n = 1;
-        } else {
-            fwrite(s, 1, n, out);
-        }
-        s += n == 0 ? 1 : n;
-    }
-    fputc('"', out);
 }
 
 /* A CSV field: quoted (quotes doubled) only when it holds a separator, quote or line break. */
@@ -205,7 +154,7 @@ static void chrome_rank_meta(chrome_t *c, const sp_export_src_t *src, int rank)
     snprintf(name, sizeof(name), "rank %d (%s)", rank, sp_reader_host(src->rd, rank));
     chrome_begin(c);
     fprintf(c->out, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", rank);
-    json_str(c->out, name);
+    sp_json_str(c->out, name);
     fputs("}}", c->out);
     chrome_begin(c);
     fprintf(
@@ -309,7 +258,7 @@ sp_status_t sp_export_chrome(const sp_export_src_t *src, FILE *out, sp_export_st
         goto free_buffers;
     }
     fputs("{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"source\":", out);
-    json_str(out, src->rd->path);
+    sp_json_str(out, src->rd->path);
     fprintf(out,
             ",\"time_base\":\"rank 0's CLOCK_MONOTONIC; ts in microseconds from t0_ns\","
             "\"clock_err_ns\":\"%lld\",\"t0_ns\":\"%lld\"},\n\"traceEvents\":[",

@@ -2,11 +2,14 @@
  * into the same structs, so the two cannot drift apart. */
 #include "reader.h"
 
+#include "launcher.h"
+
 #include <hdf5.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "node_report.h"
 
 sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                               void **rows_p, size_t *n_p)
@@ -81,6 +84,43 @@ static void read_launch(hid_t file, char *out, size_t outlen)
     }
 }
 
+/* /fingerprint/ranks and /fingerprint/nodes. A file without them, or whose rows do not read
+ * as today's, has no fingerprint: the rest of the file is still worth reading. */
+static void read_fingerprint(hid_t file, sp_reader_t *rd)
+{
+    hid_t type = sp__result_fp_rank_type();
+    void *p = NULL;
+    size_t n = 0;
+    hid_t ds;
+
+    if (sp_reader_read_table(file, "/fingerprint/ranks", type, sizeof(sp_fp_rank_t), &p, &n) !=
+            SP_OK ||
+        (int)n != rd->world_size) {
+        free(p);
+        p = NULL;
+        n = 0;
+    }
+    H5Tclose(type);
+    rd->fp = p;
+    rd->nfp = n;
+    if (n == 0) {
+        return;
+    }
+    type = sp__result_fp_node_type();
+    p = NULL;
+    if (sp_reader_read_table(file, "/fingerprint/nodes", type, sizeof(sp_fp_node_t), &p, &n) ==
+        SP_OK) {
+        rd->fp_nodes = p;
+        rd->nfp_nodes = n;
+    }
+    H5Tclose(type);
+    ds = H5Dopen2(file, "/fingerprint/nodes", H5P_DEFAULT);
+    if (ds >= 0) {
+        sp__result_read_attr(ds, "no_majority", rd->fp_ties, sizeof(rd->fp_ties));
+        H5Dclose(ds);
+    }
+}
+
 sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
 {
     hid_t file;
@@ -126,6 +166,7 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     sp__result_read_attr(file, "node_count", buf, sizeof(buf));
     rd->node_count = (int)strtol(buf, NULL, 10);
     read_launch(file, rd->launch, sizeof(rd->launch));
+    read_fingerprint(file, rd);
 
     type = sp__result_topo_type();
     status = sp_reader_read_table(file, "/topology/ranks", type, sizeof(sp_topo_rank_t), &p, &nranks);
@@ -169,7 +210,15 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
         sp__result_read_attr(g, "schedule", rd->proxy_schedule, sizeof(rd->proxy_schedule));
         sp__result_read_attr(g, "model", rd->proxy_model, sizeof(rd->proxy_model));
         sp__result_read_attr(g, "dp_mode", rd->proxy_dp_mode, sizeof(rd->proxy_dp_mode));
+        if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
+            rd->proxy_predicted = strtol(buf, NULL, 10) != 0;
+            sp__result_read_attr(g, "predicted_source", rd->proxy_predicted_source,
+                                 sizeof(rd->proxy_predicted_source));
+        }
         H5Gclose(g);
+    }
+    if (status == SP_OK) {
+        status = sp_node_reader_load(file, rd);
     }
     H5Fclose(file);
     if (status != SP_OK) {
@@ -184,6 +233,12 @@ void sp_reader_close(sp_reader_t *rd)
     free(rd->rows);
     free(rd->wrong);
     free(rd->proxy);
+    free(rd->fp);
+    free(rd->fp_nodes);
+    sp_node_reader_free(rd);
+    rd->fp = NULL;
+    rd->fp_nodes = NULL;
+    rd->nfp = rd->nfp_nodes = 0;
     rd->proxy = NULL;
     rd->ranks = NULL;
     rd->rows = NULL;
@@ -268,4 +323,19 @@ sp_status_t sp_reader_rank_times(const sp_reader_t *rd, size_t i, double **times
     }
     *times_p = t;
     return SP_OK;
+}
+
+sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *rd)
+{
+    sp_status_t status = sp_reader_open(path, rd);
+
+    if (status != SP_OK) {
+        char msg[4200];
+        snprintf(msg, sizeof(msg), "%s: %s", path,
+                 status == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema version)"
+                 : status == SP_ERR_NOMEM ? "out of memory reading it"
+                                          : "cannot be read");
+        sp_launcher_error(cmd, msg);
+    }
+    return status;
 }

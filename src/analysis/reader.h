@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "node_result.h"
 #include "result.h"
 #include "status.h"
 #include "topo.h"
@@ -35,12 +36,33 @@ typedef struct {
     char proxy_schedule[32];     /* attributes of /proxy */
     char proxy_model[32];
     char proxy_dp_mode[16];
+    sp_fp_rank_t *fp;            /* /fingerprint/ranks; NULL in files without it (older runs) */
+    size_t nfp;
+    sp_fp_node_t *fp_nodes;      /* /fingerprint/nodes */
+    size_t nfp_nodes;
+    char fp_ties[256];           /* its attribute no_majority: fields tied across nodes */
+    int proxy_predicted;             /* /proxy attribute predicted: written by `predict` */
+    char proxy_predicted_source[1100]; /* its cost model (predicted_source) */
+    int has_node;                      /* a node file: /node was read (src/node/node_report.c) */
+    sp_node_row_t *node_rows;          /* /node/results */
+    size_t nnode_rows;
+    sp_node_burn_row_t *node_burn;     /* /node/burn */
+    size_t nnode_burn;
+    sp_node_outlier_row_t *node_outliers; /* /node/outliers */
+    size_t nnode_outliers;
+    char node_blas[512];               /* attributes of /node: host BLAS, GPU, threshold */
+    char node_gpu[512];
+    char node_threshold[32];
 } sp_reader_t;
 
 /* Open and read path. Returns SP_ERR_FORMAT (with a logged reason) for files that are not
  * scaleprobe result files, SP_ERR_IO when the file cannot be opened. */
 sp_status_t sp_reader_open(const char *path, sp_reader_t *rd);
 void sp_reader_close(sp_reader_t *rd);
+
+/* sp_reader_open for a command: on failure prints one message ("scaleprobe CMD: error: PATH:
+ * not a scaleprobe result file ..." or "... cannot be read") and returns the status. */
+sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *rd);
 
 /* Read the whole 1-D table `name` of an open file into a malloc'ed array (*rows_p NULL when
  * empty or when the table does not exist). SP_ERR_FORMAT when it is not a readable 1-D table of

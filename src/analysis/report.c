@@ -10,7 +10,9 @@
 #include "coll.h"
 #include "coll_table.h"
 #include "dtype.h"
+#include "fpdiff.h"
 #include "launcher.h"
+#include "node_report.h"
 #include "proxy_table.h"
 #include "skew.h"
 #include "stats.h"
@@ -342,12 +344,22 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     if (strcmp(rd->status, "complete") != 0) {
         fprintf(out, "# NOTE: the run did not complete; the points below are those it finished\n");
     }
+    sp_fpdiff_print_report(rd->fp, (int)rd->nfp, out);
+    if (rd->has_node) {
+        sp_node_report_print(rd, out);
+        return;
+    }
     if (rd->has_proxy) {
         const sp_proxy_info_t *in = &rd->proxy_info;
-        fprintf(out, "# training proxy: %s, schedule %s, dp %d x pp %d x tp %d, %d microbatches, "
-                     "%d chunk(s), dp %s, overlap %s\n",
-                rd->proxy_model, rd->proxy_schedule, in->dp, in->pp, in->tp, in->microbatches,
-                in->chunks, rd->proxy_dp_mode, in->overlap ? "on" : "off");
+        if (rd->proxy_predicted) {
+            fprintf(out, "# PREDICTED by scaleprobe predict, not measured; cost model: %s\n",
+                    rd->proxy_predicted_source);
+        }
+        fprintf(out, "# training proxy%s: %s, schedule %s, dp %d x pp %d x tp %d, %d "
+                     "microbatches, %d chunk(s), dp %s, overlap %s\n",
+                rd->proxy_predicted ? " (predicted)" : "", rd->proxy_model, rd->proxy_schedule,
+                in->dp, in->pp, in->tp, in->microbatches, in->chunks, rd->proxy_dp_mode,
+                in->overlap ? "on" : "off");
         sp_proxy_table_header(out);
         for (size_t i = 0; i < rd->nproxy; i += (size_t)rd->world_size) {
             size_t k = rd->nproxy - i < (size_t)rd->world_size ? rd->nproxy - i
@@ -355,7 +367,9 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
             sp_proxy_table_step(out, rd->proxy + i, k);
         }
         sp_proxy_table_summary(out, in, rd->proxy, rd->nproxy);
-        print_arrivals(rd, out);
+        if (!rd->proxy_predicted) {
+            print_arrivals(rd, out); /* a prediction's groups arrive together by construction */
+        }
         return;
     }
     if (rd->nrows == 0) {
@@ -385,13 +399,8 @@ int sp_report_main(int argc, char **argv)
         sp_launcher_error("report", "expected exactly one result file (usage: scaleprobe report FILE)");
         return 2;
     }
-    status = sp_reader_open(argv[2], &rd);
+    status = sp_reader_open_for("report", argv[2], &rd);
     if (status != SP_OK) {
-        char msg[4200];
-        snprintf(msg, sizeof(msg), "%s: %s", argv[2],
-                 status == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema version)"
-                                         : "cannot be read");
-        sp_launcher_error("report", msg);
         return 2;
     }
     sp_report_print(&rd, stdout);
