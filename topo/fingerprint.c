@@ -1,4 +1,5 @@
-/* Environment capture by allow-list with redaction, and the versions every run records. */
+/* Environment capture by allow-list with redaction, the versions every run records, and the
+ * per-rank fingerprint: its field table, the majority rule and the gather to rank 0. */
 #include "fingerprint.h"
 
 #include <ctype.h>
@@ -8,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+
+#include "hwinfo.h"
+#include "log.h"
 
 static const char *const allowed_prefixes[] = {"NCCL_", "UCX_",   "OMPI_", "PMIX_", "SLURM_",
                                                "CUDA_", "NVIDIA_", "HWLOC_", "OMP_"};
@@ -111,4 +115,387 @@ int sp_fingerprint_versions(sp_kv_t *out, int max)
         n++;
     }
     return n;
+}
+
+/* ---- per-rank fingerprint: the field table ---- */
+
+#define FP_STR(name, scope)                                                                        \
+    {#name, offsetof(sp_fp_rank_t, name), sizeof(((sp_fp_rank_t *)0)->name), SP_FP_STR, scope}
+#define FP_INT(name, scope) {#name, offsetof(sp_fp_rank_t, name), sizeof(int), SP_FP_INT, scope}
+
+const sp_fp_field_t sp_fp_fields[] = {
+    FP_INT(rank, SP_FP_ID),
+    FP_INT(node, SP_FP_ID),
+    FP_INT(local_rank, SP_FP_ID),
+    FP_STR(host, SP_FP_ID),
+    FP_STR(cpuset, SP_FP_RANK),
+    FP_STR(numa, SP_FP_RANK),
+    FP_STR(nics_near, SP_FP_RANK),
+    FP_STR(gpu_uuid, SP_FP_RANK),
+    FP_STR(gpu_bus_id, SP_FP_RANK),
+    FP_STR(gpu_source, SP_FP_RANK),
+    FP_STR(cpu_model, SP_FP_COMPARE),
+    FP_STR(kernel, SP_FP_COMPARE),
+    FP_STR(mpi, SP_FP_COMPARE),
+    FP_STR(ucx, SP_FP_COMPARE),
+    FP_STR(nccl, SP_FP_COMPARE),
+    FP_STR(cuda_runtime, SP_FP_COMPARE),
+    FP_STR(cuda_driver, SP_FP_COMPARE),
+    FP_STR(hdf5, SP_FP_COMPARE),
+    FP_STR(nvml, SP_FP_COMPARE),
+    FP_STR(driver, SP_FP_COMPARE),
+    FP_STR(nics, SP_FP_COMPARE),
+    FP_STR(gpus, SP_FP_COMPARE),
+    FP_STR(gpu_name, SP_FP_COMPARE),
+    FP_INT(sm_clock_mhz, SP_FP_COMPARE),
+    FP_INT(mem_clock_mhz, SP_FP_COMPARE),
+    FP_INT(power_limit_w, SP_FP_COMPARE),
+    FP_INT(ecc, SP_FP_COMPARE),
+    FP_INT(nvlinks, SP_FP_COMPARE),
+    FP_INT(differs, SP_FP_FLAG),
+    FP_STR(differs_in, SP_FP_FLAG),
+};
+const int sp_fp_nfields = (int)(sizeof(sp_fp_fields) / sizeof(sp_fp_fields[0]));
+
+#undef FP_STR
+#undef FP_INT
+
+int sp_fp_field_find(const char *name)
+{
+    for (int f = 0; f < sp_fp_nfields; f++) {
+        if (strcmp(sp_fp_fields[f].name, name) == 0) {
+            return f;
+        }
+    }
+    return -1;
+}
+
+void sp_fp_field_str(const sp_fp_rank_t *r, int f, char *buf, size_t len)
+{
+    const char *p = (const char *)r + sp_fp_fields[f].offset;
+    int v;
+
+    if (sp_fp_fields[f].kind == SP_FP_INT) {
+        memcpy(&v, p, sizeof(v));
+        snprintf(buf, len, "%d", v);
+    } else {
+        snprintf(buf, len, "%.*s", (int)sp_fp_fields[f].size, p);
+    }
+}
+
+sp_status_t sp_fp_field_set(sp_fp_rank_t *r, int f, const char *value)
+{
+    char *p = (char *)r + sp_fp_fields[f].offset;
+    char *end = NULL;
+    long v;
+
+    if (sp_fp_fields[f].kind == SP_FP_STR) {
+        snprintf(p, sp_fp_fields[f].size, "%s", value);
+        return SP_OK;
+    }
+    v = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || v < -1 || v > 1000000000L) {
+        return SP_ERR_INVALID;
+    }
+    int iv = (int)v;
+    memcpy(p, &iv, sizeof(iv));
+    return SP_OK;
+}
+
+/* ---- the majority rule ---- */
+
+enum { FP_VAL_LEN = 128 }; /* the longest field value, NUL included */
+
+/* Append name to a comma-separated list of len bytes (dropped when it does not fit). */
+static void flag_add(char *list, size_t len, const char *name)
+{
+    size_t n = strlen(list);
+
+    if (n + 1 + strlen(name) + 1 <= len) {
+        snprintf(list + n, len - n, "%s%s", n > 0 ? "," : "", name);
+    }
+}
+
+static int cmp_str_p(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The most common of n strings (tmp: room for n pointers). Returns its count; *unique_p is 1
+ * when no other value is as common. */
+static int mode_of(const char **vals, int n, const char **tmp, const char **mode_p, int *unique_p)
+{
+    int best = 0;
+
+    *mode_p = n > 0 ? vals[0] : "";
+    *unique_p = 0;
+    memcpy(tmp, vals, (size_t)n * sizeof(*tmp));
+    qsort(tmp, (size_t)n, sizeof(*tmp), cmp_str_p);
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && strcmp(tmp[j], tmp[i]) == 0) {
+            j++;
+        }
+        if (j - i > best) {
+            best = j - i;
+            *mode_p = tmp[i];
+            *unique_p = 1;
+        } else if (j - i == best) {
+            *unique_p = 0;
+        }
+        i = j;
+    }
+    return best;
+}
+
+sp_status_t sp_fp_majority(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes, int nnodes,
+                           sp_kv_t *majority, int *nmajority_p, char *ties, size_t tieslen)
+{
+    char *vals = NULL;           /* nranks values of the current field */
+    const char **ptrs = NULL;    /* a node's values, then the nodes' values */
+    const char **tmp = NULL;
+    const char **node_val = NULL;
+    int *order = NULL;           /* ranks by node, lowest rank first */
+    int *start = NULL;           /* node d's ranks: order[start[d]..start[d+1]) */
+    int *fill = NULL;
+    int nmaj = 0;
+    int n = nranks > nnodes ? nranks : nnodes;
+    sp_status_t status = SP_OK;
+
+    if (ties != NULL && tieslen > 0) {
+        ties[0] = '\0';
+    }
+    for (int i = 0; i < nranks; i++) {
+        if (ranks[i].node < 0 || ranks[i].node >= nnodes) {
+            return SP_ERR_INVALID;
+        }
+    }
+    vals = calloc((size_t)(nranks > 0 ? nranks : 1), FP_VAL_LEN);
+    ptrs = calloc((size_t)n + 1, sizeof(*ptrs));
+    tmp = calloc((size_t)n + 1, sizeof(*tmp));
+    node_val = calloc((size_t)nnodes + 1, sizeof(*node_val));
+    order = calloc((size_t)nranks + 1, sizeof(*order));
+    start = calloc((size_t)nnodes + 2, sizeof(*start));
+    fill = calloc((size_t)nnodes + 1, sizeof(*fill));
+    if (vals == NULL || ptrs == NULL || tmp == NULL || node_val == NULL || order == NULL ||
+        start == NULL || fill == NULL) {
+        status = SP_ERR_NOMEM;
+        goto out_free;
+    }
+    /* counting sort by node keeps world-rank order inside a node */
+    for (int i = 0; i < nranks; i++) {
+        start[ranks[i].node + 1]++;
+        ranks[i].differs = 0;
+        ranks[i].differs_in[0] = '\0';
+    }
+    for (int d = 0; d < nnodes; d++) {
+        start[d + 1] += start[d];
+    }
+    for (int i = 0; i < nranks; i++) {
+        int d = ranks[i].node;
+        order[start[d] + fill[d]++] = i;
+    }
+    for (int d = 0; d < nnodes; d++) {
+        sp_fp_node_t *nd = &nodes[d];
+        memset(nd, 0, sizeof(*nd));
+        nd->node = d;
+        nd->nranks = start[d + 1] - start[d];
+        snprintf(nd->host, sizeof(nd->host), "%s",
+                 nd->nranks > 0 ? ranks[order[start[d]]].host : "?");
+    }
+    for (int f = 0; f < sp_fp_nfields; f++) {
+        const char *name = sp_fp_fields[f].name;
+        const char *mode;
+        int unique;
+
+        if (sp_fp_fields[f].scope != SP_FP_COMPARE) {
+            continue;
+        }
+        for (int i = 0; i < nranks; i++) {
+            sp_fp_field_str(&ranks[i], f, vals + (size_t)i * FP_VAL_LEN, FP_VAL_LEN);
+        }
+        for (int d = 0; d < nnodes; d++) {
+            sp_fp_node_t *nd = &nodes[d];
+            int k = nd->nranks;
+            size_t kl;
+            for (int j = 0; j < k; j++) {
+                ptrs[j] = vals + (size_t)order[start[d] + j] * FP_VAL_LEN;
+            }
+            if (k == 0) {
+                node_val[d] = "";
+                continue;
+            }
+            if (mode_of(ptrs, k, tmp, &mode, &unique) < k) {
+                flag_add(nd->mixed_in, sizeof(nd->mixed_in), name);
+            }
+            /* a tie inside the node: its lowest rank speaks for it, and no rank is flagged */
+            node_val[d] = unique ? mode : ptrs[0];
+            for (int j = 0; unique && j < k; j++) {
+                sp_fp_rank_t *r = &ranks[order[start[d] + j]];
+                if (strcmp(ptrs[j], mode) != 0) {
+                    r->differs = 1;
+                    flag_add(r->differs_in, sizeof(r->differs_in), name);
+                }
+            }
+            kl = strlen(nd->key);
+            if (kl < sizeof(nd->key)) {
+                snprintf(nd->key + kl, sizeof(nd->key) - kl, "%s%s=%s", kl > 0 ? ";" : "", name,
+                         node_val[d]);
+            }
+        }
+        /* nodes without ranks (only in a damaged file) have no say */
+        {
+            int m = 0;
+            for (int d = 0; d < nnodes; d++) {
+                if (nodes[d].nranks > 0) {
+                    ptrs[m++] = node_val[d];
+                }
+            }
+            mode_of(ptrs, m, tmp, &mode, &unique);
+        }
+        for (int d = 0; unique && d < nnodes; d++) {
+            if (nodes[d].nranks > 0 && strcmp(node_val[d], mode) != 0) {
+                nodes[d].differs = 1;
+                flag_add(nodes[d].differs_in, sizeof(nodes[d].differs_in), name);
+            }
+        }
+        if (!unique && nnodes > 0 && ties != NULL) {
+            flag_add(ties, tieslen, name);
+        }
+        if (majority != NULL) {
+            snprintf(majority[nmaj].key, sizeof(majority[nmaj].key), "%s", name);
+            snprintf(majority[nmaj].value, sizeof(majority[nmaj].value), "%s",
+                     unique ? mode : "mixed");
+            nmaj++;
+        }
+    }
+out_free:
+    free(fill);
+    free(start);
+    free(order);
+    free(node_val);
+    free(tmp);
+    free(ptrs);
+    free(vals);
+    if (nmajority_p != NULL) {
+        *nmajority_p = nmaj;
+    }
+    return status;
+}
+
+/* ---- collection and gather ---- */
+
+/* Copy src into out of len bytes, cut to fit. */
+static void copy_cut(char *out, size_t len, const char *src)
+{
+    size_t k = strnlen(src, len - 1);
+
+    memcpy(out, src, k);
+    out[k] = '\0';
+}
+
+static void kv_copy(const sp_kv_t *kv, int n, const char *key, char *out, size_t len)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(kv[i].key, key) == 0 && kv[i].value[0] != '\0') {
+            copy_cut(out, len, kv[i].value);
+            return;
+        }
+    }
+}
+
+static void set_if_empty(char *field, size_t len, const char *value)
+{
+    if (field[0] == '\0') {
+        snprintf(field, len, "%s", value);
+    }
+}
+
+/* Test-only: SCALEPROBE_TEST_FINGERPRINT="field=value" replaces one field of this rank, so the
+ * end-to-end test can make one rank differ without a second kind of machine. */
+static void test_override(sp_fp_rank_t *r)
+{
+    const char *v = getenv("SCALEPROBE_TEST_FINGERPRINT");
+    char name[64];
+    const char *eq;
+    int f;
+
+    if (v == NULL || v[0] == '\0') {
+        return;
+    }
+    eq = strchr(v, '=');
+    if (eq == NULL || (size_t)(eq - v) >= sizeof(name)) {
+        sp_warn("SCALEPROBE_TEST_FINGERPRINT=%s ignored: expected FIELD=VALUE", v);
+        return;
+    }
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - v), v);
+    f = sp_fp_field_find(name);
+    if (f < 0 || sp_fp_fields[f].scope == SP_FP_ID || sp_fp_fields[f].scope == SP_FP_FLAG ||
+        sp_fp_field_set(r, f, eq + 1) != SP_OK) {
+        sp_warn("SCALEPROBE_TEST_FINGERPRINT=%s ignored: no such field or a bad value", v);
+    }
+}
+
+void sp_fp_collect(const sp_topo_t *topo, const sp_kv_t *backend_kv, int nbackend,
+                   const char *bus_id, sp_fp_rank_t *out)
+{
+    sp_kv_t versions[4];
+    int nv;
+    struct utsname u;
+
+    memset(out, 0, sizeof(*out));
+    out->rank = topo->rank;
+    out->node = topo->node;
+    out->local_rank = topo->local_rank;
+    snprintf(out->host, sizeof(out->host), "%s", topo->host);
+    out->sm_clock_mhz = out->mem_clock_mhz = out->power_limit_w = out->ecc = out->nvlinks = -1;
+
+    sp_hwinfo_hwloc(out);
+    sp_hwinfo_cpu_model(out);
+    nv = sp_fingerprint_versions(versions, 4);
+    kv_copy(versions, nv, "mpi_library", out->mpi, sizeof(out->mpi));
+    kv_copy(versions, nv, "hdf5_library", out->hdf5, sizeof(out->hdf5));
+    if (uname(&u) == 0) {
+        snprintf(out->kernel, sizeof(out->kernel), "%.63s", u.release);
+    }
+    if (backend_kv != NULL) {
+        kv_copy(backend_kv, nbackend, "nccl_version_library", out->nccl, sizeof(out->nccl));
+        kv_copy(backend_kv, nbackend, "cuda_runtime", out->cuda_runtime,
+                sizeof(out->cuda_runtime));
+        kv_copy(backend_kv, nbackend, "cuda_driver", out->cuda_driver, sizeof(out->cuda_driver));
+    }
+    sp_hwinfo_nvml(bus_id, topo->local_rank, out);
+    sp_hwinfo_libs(out);
+    set_if_empty(out->mpi, sizeof(out->mpi), "unknown");
+    set_if_empty(out->hdf5, sizeof(out->hdf5), "unknown");
+    set_if_empty(out->kernel, sizeof(out->kernel), "unknown");
+    set_if_empty(out->driver, sizeof(out->driver), "none");
+    set_if_empty(out->gpu_name, sizeof(out->gpu_name), "none");
+    set_if_empty(out->gpu_uuid, sizeof(out->gpu_uuid), "none");
+    set_if_empty(out->gpu_bus_id, sizeof(out->gpu_bus_id), "none");
+    test_override(out);
+}
+
+sp_status_t sp_fp_gather(MPI_Comm comm, const sp_topo_t *topo, const sp_kv_t *backend_kv,
+                         int nbackend, const char *bus_id, sp_fp_rank_t **all_p)
+{
+    sp_fp_rank_t mine;
+    sp_fp_rank_t *all = NULL;
+    int ok;
+
+    *all_p = NULL;
+    sp_fp_collect(topo, backend_kv, nbackend, bus_id, &mine);
+    if (topo->rank == 0) {
+        all = calloc((size_t)topo->nranks, sizeof(*all));
+    }
+    /* rank 0 failing to allocate must not leave the others in the gather: agree first */
+    ok = topo->rank != 0 || all != NULL;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) {
+        sp_error("cannot allocate the fingerprints of %d ranks", topo->nranks);
+        return SP_ERR_NOMEM;
+    }
+    MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0, comm);
+    *all_p = all;
+    return SP_OK;
 }
