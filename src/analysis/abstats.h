@@ -31,4 +31,19 @@ sp_status_t sp_ab_ratio(const double *a, size_t na, const double *b, size_t nb, 
  * SP_ERR_NOMEM. */
 sp_status_t sp_ab_bh_adjust(const double *p, size_t n, double *q);
 
+/* Comparison over runs: a and b hold one value per run (the run's median of a point), na and
+ * nb runs. The ratio is exp(mean log b - mean log a), the ratio of geometric means; the interval
+ * and two-sided p-value come from Student's t on the log values with the variance pooled over
+ * both sides (na + nb - 2 degrees of freedom), so the spread between runs, which no single run
+ * shows, is in the interval. Needs na + nb >= 3 (one side may have a single run: it takes the
+ * other side's spread). When no value varies the interval is the point and p is 1 (equal) or 0.
+ * SP_ERR_INVALID for too few runs, conf outside (0, 1), a value <= 0 or NaN, NULL pointers. */
+sp_status_t sp_ab_runs_ratio(const double *a, size_t na, const double *b, size_t nb, double conf,
+                             sp_ab_ratio_t *out_p);
+
+/* Student t with df degrees of freedom: the two-sided tail probability P(|T| >= |t|), and the
+ * t with that probability 1 - conf (e.g. 2.776 for conf 0.95, df 4). NaN for bad arguments. */
+double sp_ab_t_two_sided_p(double t, double df);
+double sp_ab_t_quantile(double conf, double df);
+
 #endif

@@ -125,12 +125,89 @@ static void test_ratio_bad(void **state)
     }
 }
 
+/* splitmix64 and Box-Muller: independent standard normal draws. */
+static double uniform01(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(uint64_t *s)
+{
+    double u = uniform01(s), v = uniform01(s);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Student t against table values: t(0.975, df) for df 1, 4, 10, 30 and a two-sided p. */
+static void test_t_table(void **state)
+{
+    (void)state;
+    assert_true(fabs(sp_ab_t_quantile(0.95, 1) - 12.706) < 1e-3);
+    assert_true(fabs(sp_ab_t_quantile(0.95, 4) - 2.776) < 1e-3);
+    assert_true(fabs(sp_ab_t_quantile(0.95, 10) - 2.228) < 1e-3);
+    assert_true(fabs(sp_ab_t_quantile(0.99, 30) - 2.750) < 1e-3);
+    assert_true(fabs(sp_ab_t_two_sided_p(2.0, 10) - 0.07339) < 1e-4);
+    assert_true(fabs(sp_ab_t_two_sided_p(0.0, 5) - 1.0) < 1e-12);
+    assert_true(sp_ab_t_two_sided_p(1e9, 3) < 1e-12);
+    assert_true(isnan(sp_ab_t_quantile(0.95, 0)));
+}
+
+/* Runs whose level moves by a run effect of 10% (sd): the over-runs interval covers 1 in about
+ * 95% of A/A comparisons of 3 runs against 3, where a pooled-sample bootstrap of the same data
+ * would not; a 50% shift is found. */
+static void test_runs_ratio(void **state)
+{
+    double a[3], b[3];
+    int cover = 0, found = 0;
+
+    (void)state;
+    uint64_t seed = 42;
+    for (uint32_t trial = 0; trial < 200; trial++) {
+        sp_ab_ratio_t r;
+        for (int i = 0; i < 3; i++) {
+            a[i] = 100.0 * exp(0.1 * normal(&seed));
+            b[i] = 100.0 * exp(0.1 * normal(&seed));
+        }
+        assert_int_equal(sp_ab_runs_ratio(a, 3, b, 3, 0.95, &r), SP_OK);
+        cover += r.lo <= 1.0 && r.hi >= 1.0;
+        assert_true(r.lo <= r.ratio && r.ratio <= r.hi);
+        for (int i = 0; i < 3; i++) {
+            b[i] *= 1.5;
+        }
+        assert_int_equal(sp_ab_runs_ratio(a, 3, b, 3, 0.95, &r), SP_OK);
+        found += r.lo > 1.0 && r.p < 0.05;
+    }
+    print_message("A/A covers 1: %d of 200; 1.5x found: %d of 200\n", cover, found);
+    assert_true(cover >= 180);
+    assert_true(found >= 180);
+}
+
+/* One run against several: the single side takes the other's spread; identical runs: p 1. */
+static void test_runs_ratio_edges(void **state)
+{
+    double a[1] = {100.0}, b[3] = {98.0, 102.0, 100.0}, same[2] = {5.0, 5.0};
+    sp_ab_ratio_t r;
+
+    (void)state;
+    assert_int_equal(sp_ab_runs_ratio(a, 1, b, 3, 0.95, &r), SP_OK);
+    assert_true(r.lo < 1.0 && r.hi > 1.0 && r.p > 0.5);
+    assert_int_equal(sp_ab_runs_ratio(same, 2, same, 2, 0.95, &r), SP_OK);
+    assert_true(r.ratio == 1.0 && r.lo == 1.0 && r.hi == 1.0 && r.p == 1.0);
+    assert_int_equal(sp_ab_runs_ratio(a, 1, a, 1, 0.95, &r), SP_ERR_INVALID);
+    b[1] = -1.0;
+    assert_int_equal(sp_ab_runs_ratio(a, 1, b, 3, 0.95, &r), SP_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bh_hand),    cmocka_unit_test(test_bh_paper),
         cmocka_unit_test(test_ratio_null), cmocka_unit_test(test_ratio_shift),
-        cmocka_unit_test(test_ratio_bad),
+        cmocka_unit_test(test_ratio_bad),   cmocka_unit_test(test_t_table),
+        cmocka_unit_test(test_runs_ratio), cmocka_unit_test(test_runs_ratio_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
