@@ -1,0 +1,98 @@
+/* Change points in one series of numbers (scaleprobe regress, issue 7): a screen for isolated
+ * outliers, then E-divisive (Matteson & James 2014, energy statistic with alpha = 1) with a
+ * permutation test, applied recursively. Pure functions, no MPI or HDF5; deterministic for a
+ * given seed. docs/METHODOLOGY.md, "Regressions over a series", gives the reasons. */
+#ifndef SP_CHANGEPOINT_H
+#define SP_CHANGEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Pair distances one test may compute when it raises the permutation count of a short series:
+ * 2e6 gives 9,999 permutations up to 14 values, 2,222 at 30, the minimum from 100 on. */
+#define SP_CP_PERM_BUDGET 2e6
+
+typedef struct {
+    size_t min_segment;   /* fewest values a change point may leave on either side; >= 2 */
+    int permutations;     /* permutations per significance test, at least; >= 19 */
+    int max_permutations; /* short series get more, up to this many, while permutations * n^2
+                           * stays under SP_CP_PERM_BUDGET; <= permutations: exactly
+                           * permutations */
+    double alpha;         /* a change point is kept when its permutation p-value is < alpha */
+    uint64_t seed;        /* seed of the permutations */
+    size_t max_changes;   /* stop after this many change points; 0: no limit but the series */
+    double outlier_z; /* robust z beyond which an isolated value is an outlier; <= 0: no screen */
+    double outlier_min_dev; /* and its distance to every near neighbour must exceed this (units
+                             * of the series); 0: no floor */
+} sp_cp_opts_t;
+
+typedef struct {
+    size_t index;     /* first value of the new segment (1 .. n-1) */
+    double stat;      /* the energy statistic Q of the split, within the segment it divided */
+    double p;         /* permutation p-value: (1 + #{permuted max Q >= Q}) / (permutations + 1) */
+    int permutations; /* how many the test drew */
+    size_t before_start;  /* the segments on either side: [before_start, index) and */
+    size_t after_end;     /* [index, after_end), bounded by the neighbouring change points */
+    double median_before; /* medians of the series over those segments */
+    double median_after;
+} sp_cp_change_t;
+
+typedef struct {
+    size_t index;
+    double value;       /* as given */
+    double replacement; /* what change-point detection used instead */
+    double z;           /* distance to the nearest of its 4 nearest values, over sqrt(2) times
+                         * the noise scale */
+} sp_cp_outlier_t;
+
+typedef struct {
+    sp_cp_change_t *changes; /* nchanges, by increasing index */
+    size_t nchanges;
+    sp_cp_outlier_t *outliers; /* noutliers, by increasing index */
+    size_t noutliers;
+    double *clean; /* the n values detection ran on (outliers replaced) */
+    size_t n;
+} sp_cp_result_t;
+
+/* Defaults: min_segment 3, 199 to 9,999 permutations, alpha 0.05, a fixed seed, no limit on
+ * changes, outlier_z 5, no outlier floor. */
+void sp_cp_opts_default(sp_cp_opts_t *opts);
+
+/*
+ * Outlier screen. Value i is an outlier when it is far from each of its (up to) 4 nearest
+ * neighbours (i-2, i-1, i+1, i+2): min |x[i] - x[j]| > outlier_z * sqrt(2) * s and
+ * > outlier_min_dev, where s is the local noise scale: the median absolute first difference of
+ * the 10 differences nearest to i that do not involve x[i], at least the lower quartile of all
+ * of them (both scaled to a normal sd). A level shift never qualifies: a value next to a shift
+ * has a neighbour on its own level. clean (n values, may alias x) gets x with each outlier replaced
+ * by the median of its 2 nearest neighbours on the side that is closer to it. flags and z (n
+ * values each, either may be NULL) get 1 for outliers, and every value's z (infinite when s is
+ * 0 and the value differs). Fewer than 3 values: no outliers. SP_ERR_INVALID for NULL x or clean
+ * with n > 0 or a non-finite value; SP_ERR_NOMEM. *nout_p is set on success.
+ */
+sp_status_t sp_cp_outliers(const double *x, size_t n, const sp_cp_opts_t *opts, double *clean,
+                           int *flags, double *z, size_t *nout_p);
+
+/*
+ * E-divisive over x[0..n): the split of a segment that maximizes the energy statistic
+ * Q = m1 m2 / (m1 + m2) * (2 mean|L - R| - mean|L - L'| - mean|R - R'|) over splits leaving at
+ * least min_segment values each side; among all current segments the largest Q is tested by
+ * permuting the values within every segment (p < alpha keeps it); repeat until a test fails or
+ * no segment can be split. changes (room for max values) gets the kept change points by index;
+ * if more are found than fit, the first max found are kept. A series shorter than
+ * 2 * min_segment gives none. SP_ERR_INVALID for bad options, NULL pointers with n > 0 or a
+ * non-finite value; SP_ERR_NOMEM. O(permutations * n^2) per change point tested.
+ */
+sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
+                         sp_cp_change_t *changes, size_t max, size_t *nchanges_p);
+
+/* Outlier screen, then detection on the cleaned series. res is caller storage, filled on
+ * success (free its arrays with sp_cp_result_cleanup); errors as above. */
+sp_status_t sp_cp_analyze(const double *x, size_t n, const sp_cp_opts_t *opts, sp_cp_result_t *res);
+
+/* Free what sp_cp_analyze allocated and zero res; NULL is a no-op. */
+void sp_cp_result_cleanup(sp_cp_result_t *res);
+
+#endif

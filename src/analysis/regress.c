@@ -1,0 +1,679 @@
+/* The regress command (see regress.h; the method in changepoint.h and docs/METHODOLOGY.md,
+ * "Regressions over a series"). */
+#include "regress.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abstats.h"
+#include "changepoint.h"
+#include "coll.h"
+#include "dtype.h"
+#include "json.h"
+#include "launcher.h"
+#include "reader.h"
+#include "stats.h"
+
+#define MIN_RUNS 3
+#define BOOT_ITERS 2000
+#define BOOT_SEED 20261204u
+#define N_PROXY_METRICS 7
+
+typedef struct {
+    char path[4096];
+    char created[64];
+    char kind[32]; /* "coll" or "proxy": the files of one series must agree */
+} run_t;
+
+typedef struct {
+    char label[128];
+    const char *unit;
+    int is_sweep;
+    sp_coll_row_t key; /* sweep points: the fields that identify a point */
+    double *value;     /* per run, by file index; NaN where the run does not have it */
+    double *busbw;     /* per run, sweep points only; NaN where undefined */
+} metric_t;
+
+typedef struct {
+    metric_t *m;
+    size_t n, cap;
+    size_t nfiles;
+} metric_list_t;
+
+typedef struct {
+    const metric_t *metric;
+    size_t run;           /* first run after the shift (position in the ordered runs) */
+    double before, after; /* medians of the segments on either side (metric's unit) */
+    double bw_before, bw_after;
+    sp_ab_ratio_t r; /* ratio after/before with its bootstrap interval (NaN when n/a) */
+    double p;        /* permutation p-value */
+} shift_t;
+
+typedef struct {
+    const metric_t *metric;
+    size_t run;
+    double value, neighbours, z;
+} outlier_t;
+
+typedef struct {
+    shift_t *shifts;
+    size_t nshifts, shifts_cap;
+    outlier_t *outliers;
+    size_t noutliers, outliers_cap;
+    size_t analyzed; /* metrics with at least MIN_RUNS runs */
+} findings_t;
+
+/* ---- metrics of one file ---- */
+
+static int same_point(const sp_coll_row_t *x, const sp_coll_row_t *y)
+{
+    return x->op == y->op && x->dtype == y->dtype && x->redop == y->redop &&
+           x->in_place == y->in_place && x->root == y->root && x->bytes == y->bytes;
+}
+
+/* The metric with this label (sweep: this key), added when new. NULL when out of memory. */
+static metric_t *metric_get(metric_list_t *l, const char *label, const sp_coll_row_t *key,
+                            const char *unit)
+{
+    metric_t *m;
+
+    for (size_t i = 0; i < l->n; i++) {
+        if (key != NULL ? l->m[i].is_sweep && same_point(&l->m[i].key, key)
+                        : !l->m[i].is_sweep && strcmp(l->m[i].label, label) == 0) {
+            return &l->m[i];
+        }
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        metric_t *p = realloc(l->m, cap * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        l->m = p;
+        l->cap = cap;
+    }
+    m = &l->m[l->n];
+    memset(m, 0, sizeof(*m));
+    snprintf(m->label, sizeof(m->label), "%s", label);
+    m->unit = unit;
+    m->is_sweep = key != NULL;
+    if (key != NULL) {
+        m->key = *key;
+    }
+    m->value = malloc(l->nfiles * sizeof(*m->value));
+    m->busbw = malloc(l->nfiles * sizeof(*m->busbw));
+    if (m->value == NULL || m->busbw == NULL) {
+        free(m->value);
+        free(m->busbw);
+        return NULL;
+    }
+    for (size_t i = 0; i < l->nfiles; i++) {
+        m->value[i] = NAN;
+        m->busbw[i] = NAN;
+    }
+    l->n++;
+    return m;
+}
+
+static void point_label(const sp_coll_row_t *r, char *out, size_t outlen)
+{
+    int has_redop = r->redop >= 0 && r->redop < SP_REDOP_COUNT;
+    size_t len;
+
+    snprintf(out, outlen, "%s %llu B %s%s%s",
+             r->op >= 0 && r->op < SP_COLL_COUNT ? sp_coll_names[r->op] : "?",
+             (unsigned long long)r->bytes,
+             r->dtype >= 0 && r->dtype < SP_DTYPE_COUNT ? sp_dtype_names[r->dtype] : "?",
+             has_redop ? " " : "", has_redop ? sp_redop_names[r->redop] : "");
+    len = strlen(out);
+    if (r->root >= 0 && len < outlen) {
+        snprintf(out + len, outlen - len, " root %d", (int)r->root);
+        len = strlen(out);
+    }
+    if (r->in_place && len < outlen) {
+        snprintf(out + len, outlen - len, " in-place");
+    }
+}
+
+/* The proxy's per-run values: the median over measured steps of the step time, and of the mean
+ * over ranks of compute time, bubble fraction and exposed communication (all, per lane). */
+static const struct {
+    const char *label;
+    const char *unit;
+    size_t offset;
+} proxy_metrics[N_PROXY_METRICS] = {
+    {"proxy step time", "ms", offsetof(sp_proxy_rank_row_t, step_ms)},
+    {"proxy compute per rank", "ms", offsetof(sp_proxy_rank_row_t, busy_ms)},
+    {"proxy bubble fraction", "", offsetof(sp_proxy_rank_row_t, bubble_frac)},
+    {"proxy exposed comm", "ms", offsetof(sp_proxy_rank_row_t, exposed_ms)},
+    {"proxy exposed dp comm", "ms", offsetof(sp_proxy_rank_row_t, dp_exposed_ms)},
+    {"proxy exposed tp comm", "ms", offsetof(sp_proxy_rank_row_t, tp_exposed_ms)},
+    {"proxy exposed pp comm", "ms", offsetof(sp_proxy_rank_row_t, pp_exposed_ms)},
+};
+
+static double proxy_field(const sp_proxy_rank_row_t *row, size_t offset)
+{
+    double v;
+
+    memcpy(&v, (const char *)row + offset, sizeof(v));
+    return v;
+}
+
+/* Median over steps of the per-step mean over ranks of one field (NaN values left out). */
+static double proxy_run_value(const sp_reader_t *rd, size_t offset)
+{
+    int32_t steps = 0;
+    double *sum, *per_step, v;
+    int *cnt;
+    size_t k = 0;
+
+    for (size_t i = 0; i < rd->nproxy; i++) {
+        steps = rd->proxy[i].step + 1 > steps ? rd->proxy[i].step + 1 : steps;
+    }
+    if (steps <= 0) {
+        return NAN;
+    }
+    sum = calloc((size_t)steps, sizeof(*sum));
+    cnt = calloc((size_t)steps, sizeof(*cnt));
+    per_step = calloc((size_t)steps, sizeof(*per_step));
+    if (sum == NULL || cnt == NULL || per_step == NULL) {
+        free(sum);
+        free(cnt);
+        free(per_step);
+        return NAN;
+    }
+    for (size_t i = 0; i < rd->nproxy; i++) {
+        double x = proxy_field(&rd->proxy[i], offset);
+        if (rd->proxy[i].step >= 0 && isfinite(x)) {
+            sum[rd->proxy[i].step] += x;
+            cnt[rd->proxy[i].step]++;
+        }
+    }
+    for (int32_t s = 0; s < steps; s++) {
+        if (cnt[s] > 0) {
+            per_step[k++] = sum[s] / cnt[s];
+        }
+    }
+    v = sp_stats_median(per_step, k, per_step);
+    free(sum);
+    free(cnt);
+    free(per_step);
+    return v;
+}
+
+/* Add file `run`'s values to the metric list. 0 on success, -1 out of memory. */
+static int add_run(metric_list_t *l, const sp_reader_t *rd, size_t run)
+{
+    if (rd->has_proxy) {
+        for (int k = 0; k < N_PROXY_METRICS; k++) {
+            metric_t *m = metric_get(l, proxy_metrics[k].label, NULL, proxy_metrics[k].unit);
+            if (m == NULL) {
+                return -1;
+            }
+            m->value[run] = proxy_run_value(rd, proxy_metrics[k].offset);
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < rd->nrows; i++) {
+        char label[128];
+        metric_t *m;
+        point_label(&rd->rows[i], label, sizeof(label));
+        m = metric_get(l, label, &rd->rows[i], "us");
+        if (m == NULL) {
+            return -1;
+        }
+        /* time_us is already the median of the point's samples */
+        if (rd->rows[i].samples > 0) {
+            m->value[run] = rd->rows[i].time_us;
+            m->busbw[run] = rd->rows[i].busbw_gbps;
+        }
+    }
+    return 0;
+}
+
+static void metrics_free(metric_list_t *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->m[i].value);
+        free(l->m[i].busbw);
+    }
+    free(l->m);
+}
+
+/* ---- analysis ---- */
+
+static int push_shift(findings_t *f, const shift_t *s)
+{
+    if (f->nshifts == f->shifts_cap) {
+        size_t cap = f->shifts_cap ? 2 * f->shifts_cap : 16;
+        shift_t *p = realloc(f->shifts, cap * sizeof(*p));
+        if (p == NULL) {
+            return -1;
+        }
+        f->shifts = p;
+        f->shifts_cap = cap;
+    }
+    f->shifts[f->nshifts++] = *s;
+    return 0;
+}
+
+static int push_outlier(findings_t *f, const outlier_t *o)
+{
+    if (f->noutliers == f->outliers_cap) {
+        size_t cap = f->outliers_cap ? 2 * f->outliers_cap : 16;
+        outlier_t *p = realloc(f->outliers, cap * sizeof(*p));
+        if (p == NULL) {
+            return -1;
+        }
+        f->outliers = p;
+        f->outliers_cap = cap;
+    }
+    f->outliers[f->noutliers++] = *o;
+    return 0;
+}
+
+/* Median of the finite values of v[a..b) into tmp; NaN when none. */
+static double finite_median(const double *v, size_t a, size_t b, double *tmp)
+{
+    size_t k = 0;
+
+    for (size_t i = a; i < b; i++) {
+        if (isfinite(v[i])) {
+            tmp[k++] = v[i];
+        }
+    }
+    return sp_stats_median(tmp, k, tmp);
+}
+
+/*
+ * One metric: its series over the runs that have it (in run order), the outlier screen and the
+ * change points on the log of the values when all are positive (timings vary by ratios, and a
+ * ratio threshold is then a fixed distance), else on the values; then each change's size from
+ * the cleaned values. 0 on success, -1 out of memory or a failed analysis.
+ */
+static int analyze_metric(const metric_t *m, const size_t *order, size_t nruns,
+                          const sp_cp_opts_t *base, double threshold, findings_t *f)
+{
+    double *y = malloc(nruns * sizeof(*y)), *raw = malloc(nruns * sizeof(*raw));
+    double *bw = malloc(nruns * sizeof(*bw)), *tmp = malloc(nruns * sizeof(*tmp));
+    size_t *pos = malloc(nruns * sizeof(*pos));
+    size_t n = 0;
+    int positive = 1, rc = -1;
+    sp_cp_opts_t o = *base;
+    sp_cp_result_t res;
+
+    memset(&res, 0, sizeof(res));
+    if (y == NULL || raw == NULL || bw == NULL || tmp == NULL || pos == NULL) {
+        goto out;
+    }
+    for (size_t k = 0; k < nruns; k++) {
+        double v = m->value[order[k]];
+        if (isfinite(v)) {
+            pos[n] = k;
+            raw[n] = v;
+            bw[n] = m->busbw[order[k]];
+            positive &= v > 0.0;
+            n++;
+        }
+    }
+    if (n < MIN_RUNS) {
+        rc = 0;
+        goto out;
+    }
+    f->analyzed++;
+    for (size_t i = 0; i < n; i++) {
+        y[i] = positive ? log(raw[i]) : raw[i];
+    }
+    if (positive) {
+        o.outlier_min_dev = log1p(threshold);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            tmp[i] = fabs(raw[i]);
+        }
+        o.outlier_min_dev = threshold * sp_stats_median(tmp, n, tmp);
+    }
+    if (sp_cp_analyze(y, n, &o, &res) != SP_OK) {
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = positive ? exp(res.clean[i]) : res.clean[i]; /* back to the metric's unit */
+    }
+    for (size_t c = 0; c < res.nchanges; c++) {
+        const sp_cp_change_t *cp = &res.changes[c];
+        size_t a = cp->before_start, at = cp->index, b = cp->after_end;
+        shift_t s;
+        int big;
+        memset(&s, 0, sizeof(s));
+        s.metric = m;
+        s.run = pos[at];
+        s.p = cp->p;
+        s.before = finite_median(y, a, at, tmp);
+        s.after = finite_median(y, at, b, tmp);
+        s.bw_before = finite_median(bw, a, at, tmp);
+        s.bw_after = finite_median(bw, at, b, tmp);
+        s.r.ratio = s.before > 0.0 ? s.after / s.before : NAN;
+        s.r.lo = s.r.hi = s.r.p = NAN;
+        if (positive) {
+            sp_ab_ratio_t r;
+            if (sp_ab_ratio(y + a, at - a, y + at, b - at, BOOT_ITERS, 0.95, BOOT_SEED, &r) ==
+                SP_OK) {
+                s.r = r;
+            }
+        }
+        /* a change from or to zero (a metric that was absent) has no ratio but is a change */
+        big = isfinite(s.r.ratio) ? fabs(s.r.ratio - 1.0) > threshold : s.after != s.before;
+        if (big && push_shift(f, &s) != 0) {
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < res.noutliers; i++) {
+        const sp_cp_outlier_t *co = &res.outliers[i];
+        outlier_t ot = {m, pos[co->index], raw[co->index], y[co->index], co->z};
+        if (push_outlier(f, &ot) != 0) {
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    sp_cp_result_cleanup(&res);
+    free(pos);
+    free(tmp);
+    free(bw);
+    free(raw);
+    free(y);
+    return rc;
+}
+
+/* ---- output ---- */
+
+static void json_num(FILE *out, const char *key, double v)
+{
+    if (isfinite(v)) {
+        fprintf(out, ", \"%s\": %.6g", key, v);
+    } else {
+        fprintf(out, ", \"%s\": null", key);
+    }
+}
+
+static const char *direction(const shift_t *s)
+{
+    return s->after > s->before ? "slower" : "faster";
+}
+
+static void print_json(const run_t *runs, const size_t *order, size_t nruns, const sp_cp_opts_t *o,
+                       double threshold, int by_time, const findings_t *f, FILE *out)
+{
+    fprintf(out, "{\"runs\": [");
+    for (size_t k = 0; k < nruns; k++) {
+        fprintf(out, "%s\n  {\"run\": %zu, \"path\": ", k ? "," : "", k);
+        sp_json_str(out, runs[order[k]].path);
+        fprintf(out, ", \"created\": ");
+        sp_json_str(out, runs[order[k]].created);
+        fprintf(out, "}");
+    }
+    fprintf(out,
+            "\n ],\n \"method\": {\"order\": \"%s\", \"permutations_min\": %d, "
+            "\"permutations_max\": %d, \"alpha\": %g, \"threshold\": %g, "
+            "\"min_segment\": %zu, \"outlier_z\": %g},\n \"shifts\": [",
+            by_time ? "created" : "given", o->permutations, o->max_permutations, o->alpha,
+            threshold, o->min_segment, o->outlier_z);
+    for (size_t i = 0; i < f->nshifts; i++) {
+        const shift_t *s = &f->shifts[i];
+        fprintf(out, "%s\n  {\"metric\": ", i ? "," : "");
+        sp_json_str(out, s->metric->label);
+        fprintf(out, ", \"unit\": ");
+        sp_json_str(out, s->metric->unit);
+        fprintf(out, ", \"run\": %zu, \"path\": ", s->run);
+        sp_json_str(out, runs[order[s->run]].path);
+        json_num(out, "before", s->before);
+        json_num(out, "after", s->after);
+        json_num(out, "ratio", s->r.ratio);
+        json_num(out, "ci_lo", s->r.lo);
+        json_num(out, "ci_hi", s->r.hi);
+        json_num(out, "p", s->p);
+        json_num(out, "busbw_before_gbps", s->bw_before);
+        json_num(out, "busbw_after_gbps", s->bw_after);
+        fprintf(out, ", \"direction\": \"%s\"}", direction(s));
+    }
+    fprintf(out, "\n ],\n \"outliers\": [");
+    for (size_t i = 0; i < f->noutliers; i++) {
+        const outlier_t *ot = &f->outliers[i];
+        fprintf(out, "%s\n  {\"metric\": ", i ? "," : "");
+        sp_json_str(out, ot->metric->label);
+        fprintf(out, ", \"unit\": ");
+        sp_json_str(out, ot->metric->unit);
+        fprintf(out, ", \"run\": %zu, \"path\": ", ot->run);
+        sp_json_str(out, runs[order[ot->run]].path);
+        json_num(out, "value", ot->value);
+        json_num(out, "neighbours", ot->neighbours);
+        json_num(out, "z", ot->z);
+        fprintf(out, "}");
+    }
+    fprintf(out, "\n ],\n \"summary\": {\"metrics\": %zu, \"shifts\": %zu, \"outliers\": %zu}}\n",
+            f->analyzed, f->nshifts, f->noutliers);
+}
+
+static void print_text(const run_t *runs, const size_t *order, size_t nruns, const sp_cp_opts_t *o,
+                       double threshold, int by_time, const findings_t *f, FILE *out)
+{
+    fprintf(out, "# regress: %zu runs of '%s', %s\n", nruns, runs[order[0]].kind,
+            by_time ? "ordered by creation time" : "in the order given");
+    for (size_t k = 0; k < nruns; k++) {
+        fprintf(out, "#   run %zu: %s (%s)\n", k, runs[order[k]].path,
+                runs[order[k]].created[0] ? runs[order[k]].created : "no creation time");
+    }
+    fprintf(out,
+            "# per metric one value per run; outliers: robust z > %g against the 4 nearest "
+            "runs; shifts: E-divisive (energy, alpha 1),\n# %d to %d permutations, p < %g, "
+            "at least %zu runs each side, |after/before - 1| > %.1f%% "
+            "(docs/METHODOLOGY.md)\n",
+            o->outlier_z, o->permutations, o->max_permutations, o->alpha, o->min_segment,
+            100.0 * threshold);
+    fprintf(out, "# Shifts: first run after the shift; medians of the runs before and after; "
+                 "ratio after/before, bootstrap 95%% CI over runs\n");
+    fprintf(out, "%-40s %4s %12s %12s %5s %8s %18s %7s %-9s %s\n", "metric", "run", "before",
+            "after", "unit", "ratio", "95% CI", "p", "direction", "file");
+    for (size_t i = 0; i < f->nshifts; i++) {
+        const shift_t *s = &f->shifts[i];
+        char ci[40] = "n/a", ratio[24] = "n/a";
+        if (isfinite(s->r.lo)) {
+            snprintf(ci, sizeof(ci), "[%.3f, %.3f]", s->r.lo, s->r.hi);
+        }
+        if (isfinite(s->r.ratio)) {
+            snprintf(ratio, sizeof(ratio), "%.3f", s->r.ratio);
+        }
+        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %8s %18s %7.4f %-9s %s\n", s->metric->label,
+                s->run, s->before, s->after, s->metric->unit, ratio, ci, s->p, direction(s),
+                runs[order[s->run]].path);
+    }
+    if (f->nshifts == 0) {
+        fprintf(out, "# (none)\n");
+    }
+    fprintf(out, "# Outliers: one-off runs, replaced by their neighbours' level before the shift "
+                 "search\n");
+    fprintf(out, "%-40s %4s %12s %12s %5s %7s %s\n", "metric", "run", "value", "neighbours", "unit",
+            "z", "file");
+    for (size_t i = 0; i < f->noutliers; i++) {
+        const outlier_t *ot = &f->outliers[i];
+        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %7.1f %s\n", ot->metric->label, ot->run,
+                ot->value, ot->neighbours, ot->metric->unit, ot->z, runs[order[ot->run]].path);
+    }
+    if (f->noutliers == 0) {
+        fprintf(out, "# (none)\n");
+    }
+    fprintf(out, "# %zu metrics, %zu shifts, %zu outliers\n", f->analyzed, f->nshifts,
+            f->noutliers);
+}
+
+/* ---- command ---- */
+
+static const char usage_line[] = "usage: scaleprobe regress FILE FILE FILE... [--json] "
+                                 "[--threshold PCT] [--alpha A] [--sort-by-time] "
+                                 "[--min-segment N]";
+
+static int bad(const char *msg)
+{
+    sp_launcher_error("regress", msg);
+    return 2;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *v_p)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+
+    if (end == s || *end != '\0' || !(v >= lo && v < hi)) {
+        return -1;
+    }
+    *v_p = v;
+    return 0;
+}
+
+/* Open every file, check they are of one kind and gather the metrics. 0, or 2 after one
+ * message. */
+static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        sp_reader_t rd;
+        char msg[8400];
+        sp_status_t st = sp_reader_open(files[i], &rd);
+        if (st != SP_OK) {
+            snprintf(msg, sizeof(msg), "%s: %s", files[i],
+                     st == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema "
+                                           "version)"
+                                         : "cannot be read");
+            return bad(msg);
+        }
+        snprintf(runs[i].path, sizeof(runs[i].path), "%s", files[i]);
+        snprintf(runs[i].created, sizeof(runs[i].created), "%s", rd.created);
+        snprintf(runs[i].kind, sizeof(runs[i].kind), "%s",
+                 rd.has_proxy ? "proxy" : (rd.subcommand[0] ? rd.subcommand : "coll"));
+        if (i > 0 && strcmp(runs[i].kind, runs[0].kind) != 0) {
+            sp_reader_close(&rd);
+            snprintf(msg, sizeof(msg),
+                     "files of different kinds: %s is a '%s' result, %s a '%s' result (a series "
+                     "must come from one command)",
+                     runs[0].path, runs[0].kind, runs[i].path, runs[i].kind);
+            return bad(msg);
+        }
+        if (add_run(l, &rd, i) != 0) {
+            sp_reader_close(&rd);
+            return bad("out of memory");
+        }
+        sp_reader_close(&rd);
+    }
+    return 0;
+}
+
+int sp_regress_main(int argc, char **argv)
+{
+    char **files = calloc((size_t)argc + 1, sizeof(*files));
+    size_t nfiles = 0, *order = NULL;
+    double threshold = 0.03, min_seg = 3;
+    int json = 0, by_time = 0, rc = 2;
+    sp_cp_opts_t o;
+    run_t *runs = NULL;
+    metric_list_t l = {NULL, 0, 0, 0};
+    findings_t f;
+
+    memset(&f, 0, sizeof(f));
+    sp_cp_opts_default(&o);
+    if (files == NULL) {
+        return bad("out of memory");
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("%s\nChange points over a series of result files of one cluster (e.g. nightly "
+                   "runs, oldest first):\nper metric one value per run, one-off outliers set "
+                   "apart, shifts by E-divisive with a\npermutation test (p < alpha, default "
+                   "0.05) larger than the threshold (default 3%%).\n--sort-by-time orders the "
+                   "files by their 'created' attribute instead of the command line.\nExit 0: no "
+                   "shift; 1: a shift; 2: bad input.\n",
+                   usage_line);
+            free(files);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--sort-by-time") == 0) {
+            by_time = 1;
+        } else if (strcmp(a, "--threshold") == 0) {
+            if (i + 1 >= argc || parse_double(argv[++i], 0.0, 100.0, &threshold) != 0) {
+                free(files);
+                return bad("--threshold takes a percentage in [0, 100)");
+            }
+            threshold /= 100.0;
+        } else if (strcmp(a, "--alpha") == 0) {
+            if (i + 1 >= argc || parse_double(argv[++i], 0.0, 1.0, &o.alpha) != 0 ||
+                !(o.alpha > 0.0)) {
+                free(files);
+                return bad("--alpha takes a significance level in (0, 1)");
+            }
+        } else if (strcmp(a, "--min-segment") == 0) {
+            if (i + 1 >= argc || parse_double(argv[++i], 2.0, 1e6, &min_seg) != 0 ||
+                min_seg != floor(min_seg)) {
+                free(files);
+                return bad("--min-segment takes a whole number of runs, at least 2");
+            }
+            o.min_segment = (size_t)min_seg;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            char msg[256];
+            snprintf(msg, sizeof(msg), "unknown option '%.64s' (%s)", a, usage_line);
+            free(files);
+            return bad(msg);
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (nfiles < MIN_RUNS) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "needs at least %d result files, got %zu (%s)", MIN_RUNS, nfiles,
+                 usage_line);
+        free(files);
+        return bad(msg);
+    }
+    runs = calloc(nfiles, sizeof(*runs));
+    order = malloc(nfiles * sizeof(*order));
+    l.nfiles = nfiles;
+    if (runs == NULL || order == NULL) {
+        rc = bad("out of memory");
+        goto out;
+    }
+    if (load(files, nfiles, runs, &l) != 0) {
+        goto out;
+    }
+    /* stable insertion sort: runs created in the same second keep the command line's order */
+    for (size_t k = 0; k < nfiles; k++) {
+        size_t j = k;
+        order[k] = k;
+        while (by_time && j > 0 && strcmp(runs[order[j - 1]].created, runs[k].created) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = k;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        if (analyze_metric(&l.m[i], order, nfiles, &o, threshold, &f) != 0) {
+            rc = bad("out of memory");
+            goto out;
+        }
+    }
+    if (json) {
+        print_json(runs, order, nfiles, &o, threshold, by_time, &f, stdout);
+    } else {
+        print_text(runs, order, nfiles, &o, threshold, by_time, &f, stdout);
+    }
+    rc = f.nshifts > 0 ? 1 : 0;
+out:
+    free(f.shifts);
+    free(f.outliers);
+    metrics_free(&l);
+    free(order);
+    free(runs);
+    free(files);
+    return rc;
+}

@@ -1,0 +1,296 @@
+/* Change points on synthetic series with a known answer: a planted shift found at its index, a
+ * flat noisy series left alone (false-positive rate near alpha), a single spike called an
+ * outlier and not a shift, two shifts both found, a level shift never called an outlier, short
+ * series, determinism and bad input. Data from a seeded splitmix64 + Box-Muller stream. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "changepoint.h"
+
+#define SEEDS 20
+#define MAX_N 64
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* uniform in (0, 1) */
+static double unif(uint64_t *s)
+{
+    return ((double)(mix(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(uint64_t *s, double mean, double sd)
+{
+    double u1 = unif(s), u2 = unif(s);
+
+    return mean + sd * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* n values: mean levels[k] from starts[k] on (starts[0] = 0), sd 3. */
+static void series(double *x, size_t n, const size_t *starts, const double *levels, int nlev,
+                   uint64_t seed)
+{
+    uint64_t s = seed * 7919u + 1u;
+
+    for (size_t i = 0; i < n; i++) {
+        int k = 0;
+        while (k + 1 < nlev && i >= starts[k + 1]) {
+            k++;
+        }
+        x[i] = gauss(&s, levels[k], 3.0);
+    }
+}
+
+static int has_change_near(const sp_cp_result_t *r, size_t at, size_t tol)
+{
+    for (size_t i = 0; i < r->nchanges; i++) {
+        size_t d = r->changes[i].index > at ? r->changes[i].index - at : at - r->changes[i].index;
+        if (d <= tol) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* How many changes are larger than rel (|after/before - 1|), as `regress` would report. */
+static size_t changes_beyond(const sp_cp_result_t *r, double rel)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < r->nchanges; i++) {
+        k += fabs(r->changes[i].median_after / r->changes[i].median_before - 1.0) > rel;
+    }
+    return k;
+}
+
+static void test_planted_shift(void **state)
+{
+    const size_t starts[2] = {0, 17};
+    const double levels[2] = {100.0, 110.0};
+    sp_cp_opts_t o;
+    double x[30];
+    int found = 0, extra = 0;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        sp_cp_result_t r;
+        series(x, 30, starts, levels, 2, seed);
+        assert_int_equal(sp_cp_analyze(x, 30, &o, &r), SP_OK);
+        found += has_change_near(&r, 17, 1);
+        extra += r.nchanges > 1;
+        if (has_change_near(&r, 17, 1)) {
+            for (size_t i = 0; i < r.nchanges; i++) {
+                if (r.changes[i].index >= 16 && r.changes[i].index <= 18) {
+                    /* the size is that of the planted shift, and the p-value is small */
+                    assert_true(r.changes[i].median_after / r.changes[i].median_before > 1.05);
+                    assert_true(r.changes[i].p < 0.05);
+                    assert_true(r.changes[i].permutations >= 199);
+                    assert_true(r.changes[i].p >= 1.0 / (r.changes[i].permutations + 1.0));
+                }
+            }
+        }
+        sp_cp_result_cleanup(&r);
+    }
+    assert_true(found >= SEEDS - 1);
+    assert_true(extra <= 3); /* a further split is a test at level alpha */
+}
+
+static void test_flat_series(void **state)
+{
+    const size_t starts[1] = {0};
+    const double levels[1] = {100.0};
+    sp_cp_opts_t o;
+    double x[30];
+    int raised = 0, reported = 0;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    /* 200 series for the raw rate: the first test of a series has level alpha, so about 10 of
+     * 200 are expected; 18 is 2.6 standard deviations above that */
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        sp_cp_result_t r;
+        series(x, 30, starts, levels, 1, 1000 + seed);
+        assert_int_equal(sp_cp_analyze(x, 30, &o, &r), SP_OK);
+        raised += r.nchanges > 0;
+        if (seed <= SEEDS) {
+            reported += changes_beyond(&r, 0.03) > 0;
+        }
+        sp_cp_result_cleanup(&r);
+    }
+    assert_true(raised <= 18);
+    /* with the default 3% size threshold on top, nothing in at least 19 of 20 */
+    assert_true(reported <= 1);
+}
+
+static void test_spike_is_outlier(void **state)
+{
+    const size_t starts[1] = {0};
+    const double levels[1] = {100.0};
+    sp_cp_opts_t o;
+    double x[30];
+    int quiet = 0;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        sp_cp_result_t r;
+        series(x, 30, starts, levels, 1, 2000 + seed);
+        x[12] = 160.0;
+        x[29] = 40.0; /* a low spike at the last run: judged against its left neighbours */
+        assert_int_equal(sp_cp_analyze(x, 30, &o, &r), SP_OK);
+        assert_int_equal(r.noutliers, 2);
+        assert_int_equal(r.outliers[0].index, 12);
+        assert_true(r.outliers[0].z > 5.0);
+        assert_float_equal(r.outliers[0].value, 160.0, 0.0);
+        assert_true(fabs(r.outliers[0].replacement - 100.0) < 10.0);
+        assert_true(fabs(r.clean[12] - 100.0) < 10.0);
+        assert_int_equal(r.outliers[1].index, 29);
+        quiet += changes_beyond(&r, 0.03) == 0;
+        sp_cp_result_cleanup(&r);
+    }
+    assert_true(quiet >= SEEDS - 1);
+}
+
+static void test_two_shifts(void **state)
+{
+    const size_t starts[3] = {0, 15, 30};
+    const double levels[3] = {100.0, 110.0, 95.0};
+    sp_cp_opts_t o;
+    double x[45];
+    int both = 0;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+        sp_cp_result_t r;
+        series(x, 45, starts, levels, 3, 3000 + seed);
+        assert_int_equal(sp_cp_analyze(x, 45, &o, &r), SP_OK);
+        both += has_change_near(&r, 15, 1) && has_change_near(&r, 30, 1);
+        for (size_t i = 1; i < r.nchanges; i++) {
+            assert_true(r.changes[i - 1].index < r.changes[i].index); /* by position */
+            assert_int_equal(r.changes[i].before_start, r.changes[i - 1].index);
+        }
+        sp_cp_result_cleanup(&r);
+    }
+    assert_true(both >= SEEDS - 1);
+}
+
+/* A large step with little noise (the same on both levels, as regress has it on log values):
+ * every value has a neighbour on its own level, so none is an outlier, and the step is found
+ * exactly. */
+static void test_step_not_outlier(void **state)
+{
+    sp_cp_opts_t o;
+    double x[9];
+    sp_cp_result_t r;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (int i = 0; i < 9; i++) {
+        x[i] = (i < 5 ? 30.0 : 2100.0) + 0.3 * (double)((i * 7) % 5 - 2);
+    }
+    assert_int_equal(sp_cp_analyze(x, 9, &o, &r), SP_OK);
+    assert_int_equal(r.noutliers, 0);
+    assert_int_equal(r.nchanges, 1);
+    assert_int_equal(r.changes[0].index, 5);
+    assert_true(r.changes[0].median_after / r.changes[0].median_before > 50.0);
+    sp_cp_result_cleanup(&r);
+    /* 7 runs, 3 before the step and 4 after: the smallest p a permutation test can reach is
+     * 2 / C(7, 3) = 0.057; with 9,999 permutations for so short a series the estimate is
+     * within 0.005 of it, so nothing is declared */
+    assert_int_equal(sp_cp_analyze(x + 2, 7, &o, &r), SP_OK);
+    assert_int_equal(r.nchanges, 0);
+    sp_cp_result_cleanup(&r);
+}
+
+static void test_short_and_constant(void **state)
+{
+    sp_cp_opts_t o;
+    double x[MAX_N];
+    sp_cp_result_t r;
+    sp_cp_change_t c[4];
+    size_t n = 99;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (size_t len = 0; len < 6; len++) {
+        for (size_t i = 0; i < len; i++) {
+            x[i] = i < len / 2 ? 10.0 : 1000.0;
+        }
+        assert_int_equal(sp_cp_analyze(len ? x : NULL, len, &o, &r), SP_OK);
+        assert_int_equal(r.nchanges, 0); /* shorter than 2 * min_segment */
+        sp_cp_result_cleanup(&r);
+    }
+    assert_int_equal(sp_cp_detect(x, 5, &o, c, 4, &n), SP_OK);
+    assert_int_equal(n, 0);
+    for (int i = 0; i < 20; i++) {
+        x[i] = 42.0;
+    }
+    assert_int_equal(sp_cp_analyze(x, 20, &o, &r), SP_OK);
+    assert_int_equal(r.nchanges, 0);
+    assert_int_equal(r.noutliers, 0);
+    sp_cp_result_cleanup(&r);
+    sp_cp_result_cleanup(NULL);
+}
+
+static void test_deterministic_and_invalid(void **state)
+{
+    const size_t starts[2] = {0, 10};
+    const double levels[2] = {100.0, 104.0};
+    sp_cp_opts_t o;
+    double x[20];
+    sp_cp_change_t a[8], b[8];
+    size_t na = 0, nb = 0, nout = 0;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    series(x, 20, starts, levels, 2, 77);
+    assert_int_equal(sp_cp_detect(x, 20, &o, a, 8, &na), SP_OK);
+    assert_int_equal(sp_cp_detect(x, 20, &o, b, 8, &nb), SP_OK);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        assert_int_equal(a[i].index, b[i].index);
+        assert_float_equal(a[i].p, b[i].p, 0.0);
+    }
+    o.min_segment = 1;
+    assert_int_equal(sp_cp_detect(x, 20, &o, a, 8, &na), SP_ERR_INVALID);
+    sp_cp_opts_default(&o);
+    o.permutations = 5;
+    assert_int_equal(sp_cp_detect(x, 20, &o, a, 8, &na), SP_ERR_INVALID);
+    sp_cp_opts_default(&o);
+    o.alpha = 0.0;
+    assert_int_equal(sp_cp_detect(x, 20, &o, a, 8, &na), SP_ERR_INVALID);
+    sp_cp_opts_default(&o);
+    assert_int_equal(sp_cp_detect(NULL, 20, &o, a, 8, &na), SP_ERR_INVALID);
+    assert_int_equal(sp_cp_detect(x, 20, NULL, a, 8, &na), SP_ERR_INVALID);
+    x[3] = NAN;
+    assert_int_equal(sp_cp_detect(x, 20, &o, a, 8, &na), SP_ERR_INVALID);
+    assert_int_equal(sp_cp_outliers(x, 20, &o, x, NULL, NULL, &nout), SP_ERR_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_planted_shift),
+        cmocka_unit_test(test_flat_series),
+        cmocka_unit_test(test_spike_is_outlier),
+        cmocka_unit_test(test_two_shifts),
+        cmocka_unit_test(test_step_not_outlier),
+        cmocka_unit_test(test_short_and_constant),
+        cmocka_unit_test(test_deterministic_and_invalid),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
