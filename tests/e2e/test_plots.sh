@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# scripts/plot/scaleprobe-plot: every picture of a 2-rank sweep and a 4-rank proxy file is a PNG
+# that is not one flat colour; the HTML reports (one sweep, one proxy, a comparison of two sweeps)
+# are self-contained, hold the stored numbers `report` and `compare` print, and render in headless
+# Chromium to a page that is not blank. Bad input exits 2 with one message and writes nothing.
+# Chromium is required: without it the test fails (scripts/install-deps.sh installs it).
+source "$(dirname "$0")/lib.sh"
+
+src=${SCALEPROBE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+plot="$src/scripts/plot/scaleprobe-plot"
+py=/usr/bin/python3 # the interpreter of the script's #! line, with python3-h5py and -matplotlib
+export SCALEPROBE
+
+# check_pngs LABEL=FILE...: one line per file, "ok LABEL: ..." when it is a PNG (signature) of
+# at least 10 kB that matplotlib reads back and that is not one flat colour, else "bad LABEL: why"
+check_pngs() {
+  "$py" - "$@" <<'EOF'
+import sys
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.image as mpimg
+for arg in sys.argv[1:]:
+    label, path = arg.split("=", 1)
+    try:
+        data = open(path, "rb").read()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+        assert len(data) >= 10000, "%d bytes, fewer than 10000" % len(data)
+        img = (mpimg.imread(path)[:, :, :3] * 255).astype(np.int64)
+        packed = (img[:, :, 0] << 16 | img[:, :, 1] << 8 | img[:, :, 2]).ravel()
+        # share of pixels unlike the commonest colour: a blank page or empty axes is about 0
+        other = 1.0 - np.bincount(packed).max() / len(packed)
+        assert img.std() > 0 and other > 0.01, "blank: %.4f not background" % other
+        print("ok %s: %dx%d, %d bytes, %.1f%% not background" %
+              (label, img.shape[1], img.shape[0], len(data), 100 * other))
+    except Exception as exc:
+        print("bad %s: %s" % (label, exc))
+EOF
+}
+
+# report_pngs LINES: each "ok ..." line of check_pngs is a passed check, any other a failure
+report_pngs() {
+  while read -r verdict rest; do
+    [ "$verdict" = ok ] && ok "$rest" || not_ok "$verdict $rest"
+  done <<<"$1"
+}
+
+# check_html FILE IMAGES: no URL in src/href, no script, at least IMAGES embedded PNGs that decode
+check_html() {
+  "$py" - "$1" "$2" <<'EOF'
+import base64, html.parser, sys
+path, want = sys.argv[1], int(sys.argv[2])
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.bad, self.images = [], 0
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "link", "iframe", "object", "embed"):
+            self.bad.append(tag)
+        for name, value in attrs:
+            v = (value or "").strip().lower()
+            if name in ("src", "href") and (v.startswith(("http:", "https:", "//", "file:"))):
+                self.bad.append("%s=%s" % (name, value))
+            if tag == "img" and name == "src":
+                assert v.startswith("data:image/png;base64,"), value[:40]
+                assert base64.b64decode(value.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+                self.images += 1
+text = open(path, encoding="utf-8").read()
+p = P()
+p.feed(text)
+assert not p.bad, "external references: %s" % p.bad
+assert "url(" not in text and "@import" not in text, "CSS loads something"
+assert p.images >= want, "%d embedded images, %d expected" % (p.images, want)
+print("%d embedded images, %d bytes" % (p.images, len(text)))
+EOF
+}
+
+# screenshot HTML PNG: headless Chromium renders the page
+chromium_bin=$(command -v chromium || command -v chromium-browser || true)
+screenshot() {
+  rm -f "$2"
+  timeout 60 "$chromium_bin" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" \
+    --screenshot="$2" --window-size=1280,2000 "file://$1" >"$TMP/chrome.log" 2>&1
+}
+
+# shellcheck disable=SC2054
+sweep=(coll -c all_reduce,all_gather -b 1K -e 64K -f 4 -n 8 -k 1)
+sp_mpirun 2 "${sweep[@]}" -O "$TMP/A.h5" >/dev/null 2>&1 &&
+  NCCL_ALGO=Ring sp_mpirun 2 "${sweep[@]}" --timeline-events 0 -O "$TMP/B.h5" >/dev/null 2>&1 &&
+  sp_mpirun 4 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 --tflops 5 \
+    --pp 2 --dp 2 --steps 3 -O "$TMP/P.h5" >/dev/null 2>&1 || { not_ok "the three runs"; finish; }
+
+pngs=()
+for c in "busbw A.h5" "busbw A.h5 B.h5" "timeline P.h5" "timeline A.h5 --steps 2" "bubble P.h5"; do
+  out="$TMP/$(echo "$c" | tr -c 'a-zA-Z0-9\n' _).png"
+  # shellcheck disable=SC2086
+  (cd "$TMP" && "$plot" $c -o "$out") 2>"$TMP/err" || { not_ok "$c: rc=$?"; cat "$TMP/err"; }
+  pngs+=("$c=$out")
+done
+report_pngs "$(check_pngs "${pngs[@]}")"
+
+# one sweep file: its run info, one table row per stored point with the numbers report prints
+"$plot" html "$TMP/A.h5" -o "$TMP/a.html" 2>"$TMP/err"
+rc=$?
+rows=$(h5dump -H -d /coll/results "$TMP/A.h5" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+trs=$(grep -o '<tr class="[a-z]*"><td class="l">all_[a-z]*</td>' "$TMP/a.html" | wc -l)
+# the first all_reduce line of report: size, count, ..., out-of-place time, algbw, busbw; the
+# HTML's first row must hold the same numbers (to the precision report prints)
+read -r _ _ _ _ _ t_us algbw busbw _ < <("$SCALEPROBE" report "$TMP/A.h5" | grep -m1 '^ *1024 ')
+same=$("$py" - "$TMP/a.html" "$t_us" "$algbw" "$busbw" <<'EOF'
+import decimal, re, sys
+row = re.search(r'<tr class="[a-z]*"><td class="l">all_reduce</td>(.*?)</tr>',
+                open(sys.argv[1]).read()).group(1)
+cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)  # size, count, type, redop, root, place, ...
+html = [float(c) for c in cells[7:10]]
+want = sys.argv[2:5]
+# report fits a number to its column (12200.8, 1.2e+05): equal within half its last digit,
+# plus the HTML's own rounding to 2 decimals
+tol = [0.5 * 10.0 ** decimal.Decimal(w).as_tuple().exponent + 0.005 for w in want]
+print("yes" if all(abs(h - float(w)) <= t + 1e-9 for h, w, t in zip(html, want, tol))
+      else "no: %s against %s" % (html, want))
+EOF
+)
+if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/a.html" 1 2>&1) && [ "$trs" = "$rows" ] &&
+  [ "$same" = yes ] &&
+  grep -q 'mpirun, pml' "$TMP/a.html" && grep -q 'coll -c all_reduce,all_gather' "$TMP/a.html"; then
+  ok "html of a sweep: self-contained ($msg), $trs rows, report's $t_us us $algbw/$busbw GB/s"
+else
+  not_ok "html of a sweep: rc=$rc rows=$trs of $rows, first row $same: $msg"
+  cat "$TMP/err"
+fi
+
+# one proxy file: per-stage bubble as report prints it, the timeline and the heat map
+"$plot" html "$TMP/P.h5" -o "$TMP/p.html" 2>"$TMP/err"
+rc=$?
+bubbles=$("$SCALEPROBE" report "$TMP/P.h5" | awk '/^# +stage +bubble/{s=1; next} s && /^# +[01] /{print $3}')
+found=0
+for b in $bubbles; do grep -q "<td class=\"\">$b</td>" "$TMP/p.html" && found=$((found + 1)); done
+if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/p.html" 2 2>&1) && [ "$found" = 2 ] &&
+  grep -q 'schedule' "$TMP/p.html" && grep -q 'dp 2 x pp 2 x tp 1' "$TMP/p.html"; then
+  ok "html of a proxy: self-contained ($msg), both stages' bubble as report prints it"
+else
+  not_ok "html of a proxy: rc=$rc, $found of 2 stage bubbles ($bubbles): $msg"
+  cat "$TMP/err"
+fi
+
+# two sweep files: compare's differences and verdicts, rows coloured by verdict, both curves
+"$plot" html "$TMP/A.h5" "$TMP/B.h5" -o "$TMP/c.html" 2>"$TMP/err"
+rc=$?
+"$SCALEPROBE" compare "$TMP/A.h5" "$TMP/B.h5" --json >"$TMP/cmp.json" 2>/dev/null
+read -r n_slow n_fast n_noise < <("$py" -c 'import json, sys
+v = [p["verdict"] for p in json.load(open(sys.argv[1]))["points"]]
+print(v.count("slower"), v.count("faster"), v.count("within noise"))' "$TMP/cmp.json")
+if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/c.html" 1 2>&1) &&
+  [ "$(grep -o '<tr class="slower">' "$TMP/c.html" | wc -l)" = "$n_slow" ] &&
+  [ "$(grep -o '<tr class="noise">' "$TMP/c.html" | wc -l)" = "$n_noise" ] &&
+  [ "$(grep -o '<tr class="faster">' "$TMP/c.html" | wc -l)" = "$n_fast" ] &&
+  [ $((n_slow + n_noise + n_fast)) = 16 ] &&
+  grep -q 'environment NCCL_ALGO: A (unset), B Ring' "$TMP/c.html"; then
+  ok "html comparison: self-contained ($msg), $n_slow slower / $n_fast faster / $n_noise within noise as compare says, NCCL_ALGO listed"
+else
+  not_ok "html comparison: rc=$rc, compare: $n_slow slower $n_fast faster $n_noise noise: $msg"
+  cat "$TMP/err"
+fi
+
+# text from the file is escaped: a label with markup in a copy's name
+cp "$TMP/A.h5" "$TMP/x<b>y.h5"
+"$plot" html "$TMP/x<b>y.h5" -o "$TMP/x.html" 2>"$TMP/err" && grep -q 'x&lt;b&gt;y' "$TMP/x.html" &&
+  ! grep -q 'x<b>y' "$TMP/x.html" && ok "html escapes text (a file named x<b>y.h5)" ||
+  not_ok "html escaping"
+
+if [ -z "$chromium_bin" ]; then
+  not_ok "chromium is not installed (scripts/install-deps.sh installs it): the reports cannot be rendered"
+else
+  shots=()
+  for h in a p c; do
+    screenshot "$TMP/$h.html" "$TMP/shot-$h.png" || { not_ok "chromium $h.html: rc=$?"; tail -5 "$TMP/chrome.log"; }
+    shots+=("chromium renders $h.html=$TMP/shot-$h.png")
+  done
+  report_pngs "$(check_pngs "${shots[@]}")"
+fi
+
+# bad input: exit 2, one message, no output
+printf 'not hdf5\n' >"$TMP/text.h5"
+while IFS='|' read -r what args; do
+  rm -f "$TMP/bad.out"
+  # shellcheck disable=SC2086
+  (cd "$TMP" && env ${args%%--*} "$plot" ${args#*--} -o "$TMP/bad.out") >/dev/null 2>"$TMP/err"
+  rc=$?
+  n=$(grep -c "^scaleprobe-plot: error" "$TMP/err")
+  if [ "$rc" -eq 2 ] && [ "$n" = 1 ] && [ ! -e "$TMP/bad.out" ]; then
+    ok "$what: exit 2, $(cat "$TMP/err")"
+  else
+    not_ok "$what: rc=$rc, $n messages"
+    cat "$TMP/err"
+  fi
+done <<'EOF'
+a missing file|X=1 --busbw nope.h5
+not an HDF5 file|X=1 --html text.h5
+bubble of a sweep file|X=1 --bubble A.h5
+busbw of a proxy file|X=1 --busbw A.h5 P.h5
+timeline of a file without one|X=1 --timeline B.h5
+html of a sweep against a proxy|X=1 --html A.h5 P.h5
+html of two files, no scaleprobe binary|SCALEPROBE= PATH=/usr/bin:/bin --html A.h5 B.h5
+html of three files|X=1 --html A.h5 B.h5 P.h5
+timeline --steps 0|X=1 --timeline P.h5 --steps 0
+EOF
+finish
