@@ -1,0 +1,722 @@
+/* The predictor's discrete-event simulation of one step (one program per pipeline stage) and
+ * its cost models (see predict_sim.h). */
+#include "predict_sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "replay.h"
+
+/* ---- simulation ---- */
+
+/* A receive, for matching sends to it: the stage it is on, its lane, the sending stage, tag. */
+typedef struct {
+    int32_t dst, lane, src, tag;
+    size_t gid; /* global task id: base[stage] + index */
+} recv_key_t;
+
+typedef struct {
+    const sp_program_t *progs;
+    int p, tp, dp;
+    sp_predict_cost_fn cost;
+    void *cost_arg;
+    size_t total;        /* tasks of all stages */
+    size_t *base;        /* p + 1 prefix sums of the program sizes */
+    sp_interval_t *iv;   /* total: start -1 = not reached, end -1 = not done */
+    size_t *partner;     /* total: gid of the matching send or receive, SIZE_MAX: none */
+    size_t *order;       /* total: per stage, task indices grouped by lane in program order */
+    size_t *lane_first;  /* p * SP_LANE_COUNT: first entry of the lane in order (stage-local) */
+    size_t *lane_len;    /* p * SP_LANE_COUNT */
+    size_t *cursor;      /* p * SP_LANE_COUNT: next entry to run */
+    int64_t *lane_free;  /* p * SP_LANE_COUNT: end of the lane's last task */
+} sim_t;
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int cmp_recv(const void *a, const void *b)
+{
+    const recv_key_t *x = a, *y = b;
+    int32_t kx[4] = {x->dst, x->lane, x->src, x->tag}, ky[4] = {y->dst, y->lane, y->src, y->tag};
+
+    for (int i = 0; i < 4; i++) {
+        if (kx[i] != ky[i]) {
+            return kx[i] < ky[i] ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+/* Pair every SEND with the RECV of the same lane, stage pair and tag (each stream matches its
+ * own messages, so lanes do not mix). */
+static sp_status_t match_messages(sim_t *m)
+{
+    size_t nrecv = 0, k = 0;
+    recv_key_t *keys;
+    sp_status_t st = SP_OK;
+
+    for (int s = 0; s < m->p; s++) {
+        for (size_t i = 0; i < m->progs[s].n; i++) {
+            nrecv += m->progs[s].tasks[i].kind == SP_TASK_RECV;
+        }
+    }
+    keys = calloc(nrecv + 1, sizeof(*keys));
+    if (keys == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    for (int s = 0; s < m->p; s++) {
+        for (size_t i = 0; i < m->progs[s].n; i++) {
+            const sp_task_t *t = &m->progs[s].tasks[i];
+            if (t->kind == SP_TASK_RECV) {
+                keys[k++] = (recv_key_t){s, t->lane, t->peer, t->tag, m->base[s] + i};
+            }
+        }
+    }
+    qsort(keys, nrecv, sizeof(*keys), cmp_recv);
+    for (int s = 0; s < m->p && st == SP_OK; s++) {
+        for (size_t i = 0; i < m->progs[s].n && st == SP_OK; i++) {
+            const sp_task_t *t = &m->progs[s].tasks[i];
+            recv_key_t key = {t->peer, t->lane, s, t->tag, 0};
+            recv_key_t *r;
+            if (t->kind != SP_TASK_SEND) {
+                continue;
+            }
+            r = t->peer >= 0 && t->peer < m->p
+                    ? bsearch(&key, keys, nrecv, sizeof(*keys), cmp_recv)
+                    : NULL;
+            if (r == NULL || m->partner[r->gid] != SIZE_MAX) {
+                sp_error("predict: stage %d's send (lane %d, tag %d) to stage %d has no receive "
+                         "of its own",
+                         s, (int)t->lane, (int)t->tag, (int)t->peer);
+                st = SP_ERR_INVALID;
+                break;
+            }
+            m->partner[r->gid] = m->base[s] + i;
+            m->partner[m->base[s] + i] = r->gid;
+        }
+    }
+    for (size_t j = 0; j < nrecv && st == SP_OK; j++) {
+        if (m->partner[keys[j].gid] == SIZE_MAX) {
+            sp_error("predict: stage %d's receive (lane %d, tag %d) from stage %d has no send",
+                     (int)keys[j].dst, (int)keys[j].lane, (int)keys[j].tag, (int)keys[j].src);
+            st = SP_ERR_INVALID;
+        }
+    }
+    free(keys);
+    return st;
+}
+
+static sp_status_t sim_init(sim_t *m)
+{
+    size_t nl = (size_t)m->p * SP_LANE_COUNT;
+
+    m->base = calloc((size_t)m->p + 1, sizeof(*m->base));
+    if (m->base == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    for (int s = 0; s < m->p; s++) {
+        m->base[s + 1] = m->base[s] + m->progs[s].n;
+    }
+    m->total = m->base[m->p];
+    m->iv = malloc((m->total + 1) * sizeof(*m->iv));
+    m->partner = malloc((m->total + 1) * sizeof(*m->partner));
+    m->order = malloc((m->total + 1) * sizeof(*m->order));
+    m->lane_first = calloc(nl, sizeof(*m->lane_first));
+    m->lane_len = calloc(nl, sizeof(*m->lane_len));
+    m->cursor = calloc(nl, sizeof(*m->cursor));
+    m->lane_free = calloc(nl, sizeof(*m->lane_free));
+    if (m->iv == NULL || m->partner == NULL || m->order == NULL || m->lane_first == NULL ||
+        m->lane_len == NULL || m->cursor == NULL || m->lane_free == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    for (size_t g = 0; g < m->total; g++) {
+        m->iv[g].start_ns = -1;
+        m->iv[g].end_ns = -1;
+        m->partner[g] = SIZE_MAX;
+    }
+    for (int s = 0; s < m->p; s++) {
+        const sp_program_t *pr = &m->progs[s];
+        size_t *len = m->lane_len + (size_t)s * SP_LANE_COUNT;
+        size_t *first = m->lane_first + (size_t)s * SP_LANE_COUNT;
+        size_t *fill = m->cursor + (size_t)s * SP_LANE_COUNT; /* borrowed, reset below */
+        for (size_t i = 0; i < pr->n; i++) {
+            int l = pr->tasks[i].lane;
+            if (l < 0 || l >= SP_LANE_COUNT) {
+                sp_error("predict: stage %d task %zu has lane %d", s, i, l);
+                return SP_ERR_INVALID;
+            }
+            for (int d = 0; d < pr->tasks[i].ndeps; d++) {
+                if (pr->tasks[i].deps[d] < 0 || (size_t)pr->tasks[i].deps[d] >= i) {
+                    sp_error("predict: stage %d task %zu depends on task %d, not an earlier one",
+                             s, i, (int)pr->tasks[i].deps[d]);
+                    return SP_ERR_INVALID;
+                }
+            }
+            len[l]++;
+        }
+        for (int l = 1; l < SP_LANE_COUNT; l++) {
+            first[l] = first[l - 1] + len[l - 1];
+        }
+        for (size_t i = 0; i < pr->n; i++) {
+            int l = pr->tasks[i].lane;
+            m->order[m->base[s] + first[l] + fill[l]++] = i;
+        }
+        memset(fill, 0, SP_LANE_COUNT * sizeof(*fill));
+    }
+    return match_messages(m);
+}
+
+static void sim_free(sim_t *m)
+{
+    free(m->base);
+    free(m->partner);
+    free(m->order);
+    free(m->lane_first);
+    free(m->lane_len);
+    free(m->cursor);
+    free(m->lane_free);
+    /* iv is handed to the result on success, freed by the caller otherwise */
+}
+
+static int group_size(const sim_t *m, int lane)
+{
+    return sp_lane_group(lane) == SP_GROUP_TP ? m->tp : m->dp;
+}
+
+static sp_status_t comm_cost(const sim_t *m, int op, uint64_t bytes, int nranks, int64_t *ns_p)
+{
+    double c = m->cost(m->cost_arg, op, bytes, nranks);
+
+    if (!(c >= 0.0) || !isfinite(c)) {
+        sp_error("predict: no communication cost for %s of %llu bytes on %d ranks",
+                 op == SP_PREDICT_OP_P2P ? "a pipeline message" : sp_coll_names[op],
+                 (unsigned long long)bytes, nranks);
+        return SP_ERR_INVALID;
+    }
+    *ns_p = llround(c);
+    return SP_OK;
+}
+
+/* Run the tasks at the head of stage s's lane l as far as they can go. *progress_p is set when
+ * something changed (a task ran or a message was posted). */
+static sp_status_t advance_lane(sim_t *m, int s, int l, int *progress_p)
+{
+    const sp_program_t *pr = &m->progs[s];
+    size_t li = (size_t)s * SP_LANE_COUNT + (size_t)l;
+
+    while (m->cursor[li] < m->lane_len[li]) {
+        size_t i = m->order[m->base[s] + m->lane_first[li] + m->cursor[li]];
+        size_t g = m->base[s] + i;
+        const sp_task_t *t = &pr->tasks[i];
+        int64_t ready = m->lane_free[li], dur = 0;
+        sp_status_t st = SP_OK;
+
+        for (int d = 0; d < t->ndeps; d++) {
+            int64_t e = m->iv[m->base[s] + (size_t)t->deps[d]].end_ns;
+            if (e < 0) {
+                return SP_OK;
+            }
+            ready = max64(ready, e);
+        }
+        if (t->kind == SP_TASK_COMPUTE) {
+            dur = (int64_t)t->dur_ns;
+        } else if (t->kind == SP_TASK_COLL) {
+            st = comm_cost(m, t->coll, t->bytes, group_size(m, l), &dur);
+        } else {
+            /* a message: posted now; it runs when its partner has been posted too */
+            size_t pg = m->partner[g];
+            int ps = 0;
+            int64_t begin;
+            if (m->iv[g].start_ns < 0) {
+                m->iv[g].start_ns = ready;
+                *progress_p = 1;
+            }
+            if (m->iv[pg].start_ns < 0) {
+                return SP_OK;
+            }
+            st = comm_cost(m, SP_PREDICT_OP_P2P, t->bytes, 2, &dur);
+            if (st != SP_OK) {
+                return st;
+            }
+            begin = max64(m->iv[g].start_ns, m->iv[pg].start_ns);
+            m->iv[g].end_ns = m->iv[pg].end_ns = begin + dur;
+            while (m->base[ps + 1] <= pg) {
+                ps++;
+            }
+            /* the partner is at the head of its lane (it was posted from there) */
+            size_t pl = (size_t)ps * SP_LANE_COUNT +
+                        (size_t)m->progs[ps].tasks[pg - m->base[ps]].lane;
+            m->cursor[pl]++;
+            m->lane_free[pl] = begin + dur;
+            m->cursor[li]++;
+            m->lane_free[li] = begin + dur;
+            *progress_p = 1;
+            continue;
+        }
+        if (st != SP_OK) {
+            return st;
+        }
+        m->iv[g].start_ns = ready;
+        m->iv[g].end_ns = ready + dur;
+        m->lane_free[li] = ready + dur;
+        m->cursor[li]++;
+        *progress_p = 1;
+    }
+    return SP_OK;
+}
+
+/* Pass after pass, every lane of every stage as far as it goes. A start depends only on ends
+ * already fixed, so the pass order does not change the result; a pass that changes nothing
+ * while tasks remain is a deadlock. */
+static sp_status_t simulate(sim_t *m)
+{
+    for (;;) {
+        int progress = 0, remaining = 0;
+        for (int s = 0; s < m->p; s++) {
+            for (int l = 0; l < SP_LANE_COUNT; l++) {
+                size_t li = (size_t)s * SP_LANE_COUNT + (size_t)l;
+                sp_status_t st = advance_lane(m, s, l, &progress);
+                if (st != SP_OK) {
+                    return st;
+                }
+                remaining |= m->cursor[li] < m->lane_len[li];
+            }
+        }
+        if (!remaining) {
+            return SP_OK;
+        }
+        if (!progress) {
+            for (int s = 0; s < m->p; s++) {
+                for (int l = 0; l < SP_LANE_COUNT; l++) {
+                    size_t li = (size_t)s * SP_LANE_COUNT + (size_t)l;
+                    if (m->cursor[li] < m->lane_len[li]) {
+                        sp_error("predict: deadlock; stage %d lane %d waits at task %zu", s, l,
+                                 m->order[m->base[s] + m->lane_first[li] + m->cursor[li]]);
+                        return SP_ERR_INVALID;
+                    }
+                }
+            }
+            return SP_ERR_INVALID;
+        }
+    }
+}
+
+/* ---- metrics: the engine's definitions (engine.c) on simulated intervals ---- */
+
+/* Union of stage s's intervals of one lane class (all communication when cls < 0) into out. */
+static size_t class_union(const sp_program_t *pr, const sp_interval_t *iv, int cls,
+                          sp_interval_t *out)
+{
+    size_t k = 0, nu = 0;
+
+    for (size_t i = 0; i < pr->n; i++) {
+        int c = sp_lane_class(pr->tasks[i].lane);
+        if (cls < 0 ? c != SP_LANE_CLASS_COMPUTE : c == cls) {
+            out[k++] = iv[i];
+        }
+    }
+    sp_intervals_union(out, k, out, &nu);
+    return nu;
+}
+
+/* Mean span (first start to last end of its compute tasks) of the stage's F, B and W ops. */
+static void op_costs(const sp_program_t *pr, const sp_interval_t *iv, sp_interval_t *span,
+                     sp_replay_cost_t *cost)
+{
+    double sums[3] = {0}, counts[3] = {0};
+
+    for (size_t k = 0; k < pr->n_sched_ops; k++) {
+        span[k].start_ns = INT64_MAX;
+        span[k].end_ns = INT64_MIN;
+    }
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        if (t->kind == SP_TASK_COMPUTE && t->sched_op >= 0 &&
+            (size_t)t->sched_op < pr->n_sched_ops) {
+            sp_interval_t *s = &span[t->sched_op];
+            s->start_ns = iv[i].start_ns < s->start_ns ? iv[i].start_ns : s->start_ns;
+            s->end_ns = iv[i].end_ns > s->end_ns ? iv[i].end_ns : s->end_ns;
+        }
+    }
+    for (size_t k = 0; k < pr->n_sched_ops; k++) {
+        if (span[k].end_ns >= span[k].start_ns) {
+            sums[pr->sched[k].type] += (double)(span[k].end_ns - span[k].start_ns);
+            counts[pr->sched[k].type] += 1.0;
+        }
+    }
+    cost->t_f = counts[0] > 0 ? (int64_t)(sums[0] / counts[0] + 0.5) : 0;
+    cost->t_b = counts[1] > 0 ? (int64_t)(sums[1] / counts[1] + 0.5) : 0;
+    cost->t_w = counts[2] > 0 ? (int64_t)(sums[2] / counts[2] + 0.5) : 0;
+}
+
+/* The schedule's own bubble per stage: the replay with the simulated mean op spans. */
+static sp_status_t replay_fracs(const sim_t *m, sp_interval_t *scratch, double *frac)
+{
+    sp_replay_cost_t *costs = calloc((size_t)m->p, sizeof(*costs));
+    const sp_sched_op_t **lists = calloc((size_t)m->p, sizeof(*lists));
+    size_t *counts = calloc((size_t)m->p, sizeof(*counts));
+    int64_t *idle = calloc((size_t)m->p, sizeof(*idle));
+    int64_t makespan = 0;
+    sp_status_t st = costs && lists && counts && idle ? SP_OK : SP_ERR_NOMEM;
+    int v = 1, mb = 1; /* chunks and microbatches, from the op lists */
+
+    for (int s = 0; s < m->p && st == SP_OK; s++) {
+        const sp_program_t *pr = &m->progs[s];
+        op_costs(pr, m->iv + m->base[s], scratch, &costs[s]);
+        lists[s] = pr->sched;
+        counts[s] = pr->n_sched_ops;
+        for (size_t k = 0; k < pr->n_sched_ops; k++) {
+            v = pr->sched[k].chunk + 1 > v ? pr->sched[k].chunk + 1 : v;
+            mb = pr->sched[k].microbatch + 1 > mb ? pr->sched[k].microbatch + 1 : mb;
+        }
+    }
+    if (st == SP_OK) {
+        st = sp_replay_run_staged(m->p, mb, v, lists, counts, costs, NULL, idle, &makespan);
+    }
+    for (int s = 0; s < m->p && st == SP_OK; s++) {
+        frac[s] = makespan > 0 ? (double)idle[s] / (double)makespan : 0.0;
+    }
+    free(idle);
+    free(counts);
+    free(lists);
+    free(costs);
+    return st;
+}
+
+static void lane_metrics(const sp_program_t *pr, const sp_interval_t *iv, int cls,
+                         const sp_interval_t *u, size_t nu, sp_interval_t *scratch, double *ms,
+                         double *overlap, double *exposed)
+{
+    size_t nc = class_union(pr, iv, cls, scratch);
+    int64_t len = sp_intervals_length(scratch, nc);
+    int64_t both = sp_intervals_intersect_length(scratch, nc, u, nu);
+
+    *ms = (double)len / 1e6;
+    *overlap = len > 0 ? (double)both / (double)len : NAN;
+    *exposed = (double)(len - both) / 1e6;
+}
+
+static void stage_metrics(const sp_program_t *pr, const sp_interval_t *iv, int64_t step,
+                          sp_interval_t *u, sp_interval_t *comm, sp_predict_stage_t *r)
+{
+    double phase[SP_PHASE_COUNT] = {0};
+    double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
+    int64_t prev = 0;
+    size_t nu = class_union(pr, iv, SP_LANE_CLASS_COMPUTE, u);
+    size_t ncomm;
+
+    r->step_ns = step;
+    r->busy_ns = sp_intervals_length(u, nu);
+    r->step_ms = (double)step / 1e6;
+    r->busy_ms = (double)r->busy_ns / 1e6;
+    r->bubble_ms = (double)(step - r->busy_ns) / 1e6;
+    r->bubble_frac = step > 0 ? (double)(step - r->busy_ns) / (double)step : 0.0;
+    /* idle gaps of the compute lane, charged to the phase of the task after them */
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        if (t->kind != SP_TASK_COMPUTE) {
+            continue;
+        }
+        if (iv[i].start_ns > prev) {
+            phase[t->phase] += (double)(iv[i].start_ns - prev) / 1e6;
+        }
+        prev = max64(prev, iv[i].end_ns);
+    }
+    if (step > prev) {
+        phase[SP_PHASE_COOLDOWN] += (double)(step - prev) / 1e6;
+    }
+    r->warmup_ms = phase[SP_PHASE_WARMUP];
+    r->steady_ms = phase[SP_PHASE_STEADY];
+    r->cooldown_ms = phase[SP_PHASE_COOLDOWN];
+    lane_metrics(pr, iv, SP_LANE_CLASS_TP, u, nu, comm, &r->tp_ms, &r->tp_overlap,
+                 &r->tp_exposed_ms);
+    lane_metrics(pr, iv, SP_LANE_CLASS_PP, u, nu, comm, &r->pp_ms, &r->pp_overlap,
+                 &r->pp_exposed_ms);
+    lane_metrics(pr, iv, SP_LANE_CLASS_DP, u, nu, comm, &r->dp_ms, &r->dp_overlap,
+                 &r->dp_exposed_ms);
+    ncomm = class_union(pr, iv, -1, comm);
+    r->exposed_ms = (double)(sp_intervals_length(comm, ncomm) -
+                             sp_intervals_intersect_length(comm, ncomm, u, nu)) /
+                    1e6;
+    /* compute runs at its nominal rate in the model, so this is 1 (or NaN without one of the
+     * two sets), as the engine defines it */
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        int with;
+        if (t->kind != SP_TASK_COMPUTE || t->dur_ns == 0) {
+            continue;
+        }
+        with = sp_intervals_intersect_length(&iv[i], 1, comm, ncomm) > 0;
+        sum[with] += (double)(iv[i].end_ns - iv[i].start_ns) / (double)t->dur_ns;
+        cnt[with] += 1.0;
+    }
+    r->slowdown = cnt[0] == 0.0 || cnt[1] == 0.0 ? NAN : (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
+}
+
+static sp_status_t check_args(const sp_program_t *progs, int p, int tp, int dp,
+                              sp_predict_cost_fn cost, const sp_predict_result_t *res)
+{
+    if (progs == NULL || p < 1 || tp < 1 || dp < 1 || cost == NULL || res == NULL) {
+        sp_error("predict: bad arguments (p=%d, tp=%d, dp=%d)", p, tp, dp);
+        return SP_ERR_INVALID;
+    }
+    for (int s = 0; s < p; s++) {
+        if (progs[s].n > 0 && progs[s].tasks == NULL) {
+            sp_error("predict: stage %d has %zu tasks but no list", s, progs[s].n);
+            return SP_ERR_INVALID;
+        }
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
+                           sp_predict_cost_fn cost, void *cost_arg, sp_predict_result_t *res)
+{
+    sim_t m = {.progs = progs, .p = p, .tp = tp, .dp = dp, .cost = cost, .cost_arg = cost_arg};
+    sp_predict_result_t out = {.p = p};
+    sp_interval_t *u = NULL, *comm = NULL;
+    size_t most = 1;
+    double *frac = NULL;
+    sp_status_t st = check_args(progs, p, tp, dp, cost, res);
+
+    if (st == SP_OK) {
+        st = sim_init(&m);
+    }
+    if (st == SP_OK) {
+        st = simulate(&m);
+    }
+    for (int s = 0; s < p && st == SP_OK; s++) {
+        most = progs[s].n + 1 > most ? progs[s].n + 1 : most;
+    }
+    if (st == SP_OK) {
+        u = malloc(most * sizeof(*u));
+        comm = malloc(most * sizeof(*comm));
+        frac = calloc((size_t)p, sizeof(*frac));
+        out.stages = calloc((size_t)p, sizeof(*out.stages));
+        out.spans = calloc((size_t)p, sizeof(*out.spans));
+        st = u && comm && frac && out.stages && out.spans ? SP_OK : SP_ERR_NOMEM;
+    }
+    if (st == SP_OK) {
+        st = replay_fracs(&m, u, frac);
+    }
+    if (st == SP_OK) {
+        for (size_t g = 0; g < m.total; g++) {
+            out.step_ns = max64(out.step_ns, m.iv[g].end_ns);
+        }
+        for (int s = 0; s < p; s++) {
+            out.spans[s] = m.iv + m.base[s];
+            stage_metrics(&progs[s], out.spans[s], out.step_ns, u, comm, &out.stages[s]);
+            out.stages[s].predicted_frac = frac[s];
+        }
+        *res = out;
+        m.iv = NULL; /* owned by the result now, through spans[0] */
+    } else {
+        free(out.stages);
+        free(out.spans);
+    }
+    free(m.iv);
+    free(frac);
+    free(comm);
+    free(u);
+    sim_free(&m);
+    return st;
+}
+
+void sp_predict_result_free(sp_predict_result_t *res)
+{
+    if (res == NULL) {
+        return;
+    }
+    if (res->spans != NULL) {
+        free(res->spans[0]);
+    }
+    free(res->spans);
+    free(res->stages);
+    memset(res, 0, sizeof(*res));
+}
+
+/* ---- cost models ---- */
+
+static double bus_factor(int op, int nranks)
+{
+    if (op == SP_PREDICT_OP_P2P || op == SP_COLL_SENDRECV) {
+        return 1.0;
+    }
+    if (op < 0 || op >= SP_COLL_COUNT || nranks < 1) {
+        return NAN;
+    }
+    return sp_coll_get((sp_coll_kind_t)op)->busbw_factor(nranks);
+}
+
+double sp_predict_cost_ab(void *arg, int op, uint64_t bytes, int nranks)
+{
+    const sp_predict_ab_t *ab = arg;
+
+    /* GB/s = bytes per ns */
+    return ab->alpha_us * 1e3 + (double)bytes * bus_factor(op, nranks) / ab->beta_gbps;
+}
+
+/* Index of the last point with bytes <= x (0 < x, b[0] <= x < b[n-1]). */
+static size_t floor_point(const sp_predict_curve_t *c, uint64_t x)
+{
+    size_t lo = 0, hi = c->n - 1;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->bytes[mid] <= x) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+double sp_predict_curve_eval(const sp_predict_curve_t *c, uint64_t bytes)
+{
+    double x = (double)bytes;
+    size_t n = c != NULL ? c->n : 0;
+
+    if (n == 0) {
+        return NAN;
+    }
+    if (n == 1) {
+        return bytes <= c->bytes[0] ? c->time_ns[0]
+                                    : c->time_ns[0] * x / (double)c->bytes[0];
+    }
+    if (bytes <= c->bytes[0]) {
+        double slope = (c->time_ns[1] - c->time_ns[0]) / (double)(c->bytes[1] - c->bytes[0]);
+        double t = c->time_ns[0] - slope * ((double)c->bytes[0] - x);
+        return t < 0.0 ? 0.0 : (t > c->time_ns[0] ? c->time_ns[0] : t);
+    }
+    if (bytes >= c->bytes[n - 1]) {
+        double b1 = (double)c->bytes[n - 1], t1 = c->time_ns[n - 1];
+        double slope = (t1 - c->time_ns[n - 2]) / (b1 - (double)c->bytes[n - 2]);
+        return slope > 0.0 ? t1 + slope * (x - b1) : t1 * x / b1;
+    }
+    {
+        size_t k = floor_point(c, bytes);
+        double l0 = log((double)c->bytes[k]), l1 = log((double)c->bytes[k + 1]);
+        double f = (log(x) - l0) / (l1 - l0);
+        return c->time_ns[k] + f * (c->time_ns[k + 1] - c->time_ns[k]);
+    }
+}
+
+void sp_predict_sweep_init(sp_predict_sweep_t *sw, int nranks)
+{
+    memset(sw, 0, sizeof(*sw));
+    sw->nranks = nranks;
+}
+
+static int curve_index(int op)
+{
+    return op == SP_PREDICT_OP_P2P ? SP_COLL_SENDRECV : op;
+}
+
+sp_status_t sp_predict_sweep_add(sp_predict_sweep_t *sw, int op, uint64_t bytes, double time_us)
+{
+    int k = curve_index(op);
+    sp_predict_curve_t *c;
+
+    if (k < 0 || k >= SP_COLL_COUNT || bytes == 0 || !(time_us > 0.0) || !isfinite(time_us)) {
+        return SP_ERR_INVALID;
+    }
+    c = &sw->curve[k];
+    if (c->n == sw->cap[k]) {
+        size_t cap = sw->cap[k] ? 2 * sw->cap[k] : 32;
+        uint64_t *b = realloc(c->bytes, cap * sizeof(*b));
+        double *t;
+        if (b == NULL) {
+            return SP_ERR_NOMEM;
+        }
+        c->bytes = b;
+        t = realloc(c->time_ns, cap * sizeof(*t));
+        if (t == NULL) {
+            return SP_ERR_NOMEM;
+        }
+        c->time_ns = t;
+        sw->cap[k] = cap;
+    }
+    c->bytes[c->n] = bytes;
+    c->time_ns[c->n] = time_us * 1e3;
+    c->n++;
+    return SP_OK;
+}
+
+typedef struct {
+    uint64_t bytes;
+    double time_ns;
+} point_t;
+
+static int cmp_point(const void *a, const void *b)
+{
+    const point_t *x = a, *y = b;
+
+    return x->bytes < y->bytes ? -1 : (x->bytes > y->bytes ? 1 : 0);
+}
+
+void sp_predict_sweep_finish(sp_predict_sweep_t *sw)
+{
+    for (int k = 0; k < SP_COLL_COUNT; k++) {
+        sp_predict_curve_t *c = &sw->curve[k];
+        point_t *pt = c->n > 0 ? malloc(c->n * sizeof(*pt)) : NULL;
+        size_t out = 0;
+        if (pt == NULL) {
+            continue; /* empty, or left unsorted only when out of memory for a copy */
+        }
+        for (size_t i = 0; i < c->n; i++) {
+            pt[i] = (point_t){c->bytes[i], c->time_ns[i]};
+        }
+        qsort(pt, c->n, sizeof(*pt), cmp_point);
+        for (size_t i = 0; i < c->n;) {
+            double sum = 0.0;
+            size_t j = i;
+            while (j < c->n && pt[j].bytes == pt[i].bytes) {
+                sum += pt[j++].time_ns;
+            }
+            c->bytes[out] = pt[i].bytes;
+            c->time_ns[out++] = sum / (double)(j - i);
+            i = j;
+        }
+        c->n = out;
+        free(pt);
+    }
+}
+
+void sp_predict_sweep_cleanup(sp_predict_sweep_t *sw)
+{
+    for (int k = 0; k < SP_COLL_COUNT; k++) {
+        free(sw->curve[k].bytes);
+        free(sw->curve[k].time_ns);
+    }
+    memset(sw, 0, sizeof(*sw));
+}
+
+int sp_predict_sweep_has(const sp_predict_sweep_t *sw, int op)
+{
+    int k = curve_index(op);
+
+    return k >= 0 && k < SP_COLL_COUNT && sw->curve[k].n > 0;
+}
+
+double sp_predict_cost_sweep(void *arg, int op, uint64_t bytes, int nranks)
+{
+    const sp_predict_sweep_t *sw = arg;
+    int k = curve_index(op);
+    double t, from, to;
+
+    if (k < 0 || k >= SP_COLL_COUNT) {
+        return NAN;
+    }
+    t = sp_predict_curve_eval(&sw->curve[k], bytes);
+    if (op == SP_PREDICT_OP_P2P || nranks == sw->nranks) {
+        return t;
+    }
+    from = bus_factor(op, sw->nranks);
+    to = bus_factor(op, nranks);
+    return from > 0.0 ? t * to / from : NAN;
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# `scaleprobe predict`, run as a plain process (no mpirun): with an alpha-beta model it writes a
+# proxy-schema file (one /proxy/ranks row per rank, the stages' representatives on the timeline)
+# marked predicted, which `report` shows as predicted; with --sweep from a 4-rank host sweep it
+# does the same; a sweep without sendrecv cannot cost a pipeline; 16,384 ranks (tp 8, pp 16,
+# dp 128, 64 microbatches) print the predictor's run time and peak memory and finish within a
+# sanity bound (the 2 s / 1 GiB targets are printed, not asserted); bad input exits 2 with one
+# message and no file.
+source "$(dirname "$0")/lib.sh"
+
+small="--hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 --tflops 0.05"
+
+rows_of() { h5dump -H -d /proxy/ranks "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
+attr_of() { h5dump -a "$2" "$1" 2>/dev/null | awk '/\(0\)/{ print $2; exit }'; }
+
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --dp 2 --microbatches 4 --alpha-us 20 --beta-gbps 5 \
+  -O "$TMP/ab.h5" >"$TMP/ab.out" 2>&1
+rc=$?
+rows=$(rows_of "$TMP/ab.h5")
+pred=$(attr_of "$TMP/ab.h5" /proxy/predicted)
+tl=$(h5dump -H -d /timeline/ranks "$TMP/ab.h5" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+if [ "$rc" -eq 0 ] && [ "$rows" = 8 ] && [ "$pred" = 1 ] && [ "$tl" = 2 ] &&
+  grep -q '^# predictor: .* s in all .* peak RSS .* MiB' "$TMP/ab.out" &&
+  [ "$(attr_of "$TMP/ab.h5" /status)" = '"complete"' ]; then
+  ok "alpha-beta: 8 rows, predicted = 1, 2 representative ranks on the timeline, run time printed"
+else
+  not_ok "alpha-beta: rc=$rc rows=$rows predicted=$pred timeline ranks=$tl"
+  cat "$TMP/ab.out"
+fi
+
+"$SCALEPROBE" report "$TMP/ab.h5" >"$TMP/ab.rep" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^# PREDICTED by scaleprobe predict, not measured; cost model: alpha-beta: alpha 20 us, beta 5 GB/s' "$TMP/ab.rep" &&
+  grep -q '^# training proxy (predicted): ' "$TMP/ab.rep" && grep -q '^     0 ' "$TMP/ab.rep"; then
+  ok "report shows the prediction marked predicted, with its cost model and its step"
+else
+  not_ok "report of a prediction: rc=$rc"
+  cat "$TMP/ab.rep"
+fi
+
+# A slower network gives a longer step: the model is used, not ignored.
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --dp 2 --microbatches 4 --alpha-us 20 --beta-gbps 0.5 \
+  -O "$TMP/slow.h5" >"$TMP/slow.out" 2>&1
+fast=$(awk '$1 == "0" { print $2; exit }' "$TMP/ab.out")
+slow=$(awk '$1 == "0" { print $2; exit }' "$TMP/slow.out")
+if awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(f > 0 && s > f) }'; then
+  ok "beta 0.5 GB/s predicts a longer step ($slow ms) than 5 GB/s ($fast ms)"
+else
+  not_ok "step at 0.5 GB/s '$slow' not above 5 GB/s '$fast'"
+fi
+
+# From a measured sweep (4 ranks, host backend) of the collectives the layout needs.
+sp_mpirun 4 coll -c all_reduce,all_gather,reduce_scatter,sendrecv -b 1K -e 256K -f 4 -n 5 \
+  -O "$TMP/sweep.h5" >/dev/null 2>&1 &&
+  sp_mpirun 4 coll -c all_reduce -b 1K -e 64K -f 4 -n 5 -O "$TMP/ar.h5" >/dev/null 2>&1 ||
+  { not_ok "the host sweeps"; finish; }
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --microbatches 4 --sequence-parallel \
+  --sweep "$TMP/sweep.h5" -O "$TMP/sw.h5" >"$TMP/sw.out" 2>&1
+rc=$?
+"$SCALEPROBE" report "$TMP/sw.h5" >"$TMP/sw.rep" 2>&1
+if [ "$rc" -eq 0 ] && [ "$(rows_of "$TMP/sw.h5")" = 4 ] &&
+  grep -q "^# PREDICTED .* cost model: sweep $TMP/sweep.h5 (4 ranks)" "$TMP/sw.rep"; then
+  ok "--sweep from a 4-rank host sweep: 4 rows, report names the sweep"
+else
+  not_ok "--sweep: rc=$rc"
+  cat "$TMP/sw.out" "$TMP/sw.rep"
+fi
+# dp 4 costs all-reduces on 4 ranks, the sweep's own size; tp 2 would be scaled to 2 ranks
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 1 --pp 1 --dp 4 --microbatches 2 --sweep "$TMP/ar.h5" \
+  -O "$TMP/dp.h5" >"$TMP/dp.out" 2>&1 &&
+  ok "an all_reduce-only sweep costs a dp-only layout" || { not_ok "dp-only from all_reduce"; cat "$TMP/dp.out"; }
+
+# The 16,384-rank case: TP 8, PP 16, DP 128, 64 microbatches.
+t0=$(date +%s.%N)
+"$SCALEPROBE" predict --tp 8 --pp 16 --dp 128 --microbatches 64 --tflops 400 --alpha-us 10 \
+  --beta-gbps 100 -O "$TMP/big.h5" >"$TMP/big.out" 2>&1
+rc=$?
+t1=$(date +%s.%N)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+line=$(grep '^# predictor: ' "$TMP/big.out")
+if [ "$rc" -eq 0 ] && [ "$(rows_of "$TMP/big.h5")" = 16384 ] && [ -n "$line" ] &&
+  awk -v w="$wall" 'BEGIN { exit !(w < 30) }'; then
+  ok "16,384 ranks: file with 16384 rows in ${wall} s wall; ${line#\# }"
+else
+  not_ok "16,384 ranks: rc=$rc wall=$wall s, '$line'"
+  tail -5 "$TMP/big.out"
+fi
+
+# Bad input: exit 2, one message, no file.
+bad() {
+  local what=$1
+  shift
+  rm -f "$TMP/bad.h5"
+  "$SCALEPROBE" predict "$@" -O "$TMP/bad.h5" >"$TMP/bad.out" 2>"$TMP/bad.err"
+  local rc=$?
+  if [ "$rc" -eq 2 ] && [ "$(grep -c '^scaleprobe predict: error: ' "$TMP/bad.err")" = 1 ] &&
+    [ "$(wc -l <"$TMP/bad.err")" = 1 ] && [ ! -e "$TMP/bad.h5" ]; then
+    ok "$what: exit 2, '$(cat "$TMP/bad.err")'"
+  else
+    not_ok "$what: rc=$rc"
+    cat "$TMP/bad.err"
+  fi
+}
+# shellcheck disable=SC2086
+{
+  bad "missing sweep file" $small --tp 2 --pp 2 --sweep "$TMP/none.h5"
+  bad "a sweep without sendrecv for a pipeline" $small --tp 2 --pp 2 --sweep "$TMP/ar.h5"
+  bad "not a result file" $small --tp 2 --pp 2 --sweep "$TMP/ab.out"
+  bad "no cost source" $small --tp 2 --pp 2
+  bad "both cost sources" $small --tp 2 --pp 2 --sweep "$TMP/sweep.h5" --alpha-us 1 --beta-gbps 1
+  bad "beta without alpha" $small --tp 2 --pp 2 --beta-gbps 1
+  bad "heads not divisible by tp" $small --tp 3 --pp 2 --alpha-us 1 --beta-gbps 1
+  bad "layers not divisible by pp" $small --tp 2 --pp 3 --alpha-us 1 --beta-gbps 1
+  bad "ranks not tp x pp x dp" $small --tp 2 --pp 2 --dp 2 --ranks 6 --alpha-us 1 --beta-gbps 1
+  bad "no world size" $small --tp 2 --alpha-us 1 --beta-gbps 1
+  bad "interleaved with one chunk" $small --tp 2 --pp 2 --schedule interleaved --alpha-us 1 --beta-gbps 1
+}
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --alpha-us 1 --beta-gbps 1 -O "$TMP/ab.h5" \
+  >/dev/null 2>"$TMP/exists.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'exists; choose another -O or add --force' "$TMP/exists.err" &&
+  ok "an existing output: exit 2 without --force" || not_ok "existing output: rc=$rc"
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --alpha-us 1 --beta-gbps 1 -O "$TMP/ab.h5" --force \
+  >/dev/null 2>&1 && [ "$(rows_of "$TMP/ab.h5")" = 4 ] &&
+  ok "--force overwrites it (now 4 rows)" || not_ok "--force"
+"$SCALEPROBE" predict --help >"$TMP/help" 2>&1 && grep -q -- '--sweep' "$TMP/help" &&
+  grep -q -- '--microbatches' "$TMP/help" && ! grep -q -- '--warmup-steps' "$TMP/help" &&
+  ok "--help lists the proxy's step options and predict's own, not the measurement's" ||
+  not_ok "--help"
+finish

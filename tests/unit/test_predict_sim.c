@@ -1,0 +1,346 @@
+/* Unit tests of proxies/predict_sim.h: with free communication the simulated bubbles are the
+ * schedules' closed forms (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
+ * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce), the sweep curve's
+ * interpolation, extrapolation and group-size scaling, and the errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict_sim.h"
+
+#define MAX_P 8
+
+/* forward FLOPs of a layer 100 + 50 + 200 = 350 at 1 FLOP/ns: t_f = 350 ns per layer; the
+ * backward 700 (ZB-H1: B = 100 + 200 + 2 * 50 = 400, W = 300, so t_w <= min(t_f, t_b)) */
+static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
+{
+    return (sp_program_config_t){
+        .kind = kind,
+        .p = p,
+        .m = m,
+        .v = v,
+        .tp = 1,
+        .dp = 1,
+        .dp_mode = SP_DP_DDP,
+        .overlap = 1,
+        .layers_per_chunk = 1,
+        .dtype = SP_DTYPE_BFLOAT16,
+        .flops_proj = 100,
+        .flops_core = 50,
+        .flops_mlp = 200,
+        .flops_logits = 0, /* equal stages: the closed forms assume them */
+        .flops_per_ns = 1.0,
+        .tp_elements = 64,
+        .p2p_bytes = 256,
+        .layer_param_bytes = 1024,
+        .logits_param_bytes = 512,
+        .bucket_bytes = 1 << 30,
+    };
+}
+
+static double zero_cost(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)op;
+    (void)bytes;
+    (void)nranks;
+    return 0.0;
+}
+
+static double no_cost(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)op;
+    (void)bytes;
+    (void)nranks;
+    return NAN;
+}
+
+/* Build the p programs of cfg (stage by stage) and simulate them. */
+static void run(const sp_program_config_t *cfg, sp_predict_cost_fn cost, void *arg,
+                sp_predict_result_t *res)
+{
+    sp_program_t progs[MAX_P];
+
+    assert_true(cfg->p <= MAX_P);
+    for (int s = 0; s < cfg->p; s++) {
+        sp_program_config_t c = *cfg;
+        c.stage = s;
+        assert_int_equal(sp_program_build(&c, &progs[s]), SP_OK);
+    }
+    assert_int_equal(sp_predict_run(progs, cfg->p, cfg->tp, cfg->dp, cost, arg, res), SP_OK);
+    for (int s = 0; s < cfg->p; s++) {
+        sp_program_free(&progs[s]);
+    }
+}
+
+/* Every stage's bubble / step is (p-1)/(units + p-1), exactly: (step - busy)(units + p - 1) =
+ * step (p - 1) in integer ns, and equal to the replay's own prediction. */
+static void check_fraction(sp_sched_kind_t kind, int p, int m, int v, int units)
+{
+    sp_program_config_t cfg = cfg_make(kind, p, m, v);
+    sp_predict_result_t res;
+
+    run(&cfg, zero_cost, NULL, &res);
+    for (int s = 0; s < p; s++) {
+        const sp_predict_stage_t *st = &res.stages[s];
+        assert_int_equal(st->step_ns, res.step_ns);
+        assert_int_equal((st->step_ns - st->busy_ns) * (int64_t)(units + p - 1),
+                         st->step_ns * (int64_t)(p - 1));
+        assert_true(fabs(st->bubble_frac - st->predicted_frac) < 1e-12);
+        assert_true(fabs(st->bubble_frac - (double)(p - 1) / (double)(units + p - 1)) < 1e-12);
+        /* no TP or DP traffic; a receive's interval is its wait for the sender, as the engine
+         * measures it, so PP time is not 0, but it is never longer than the idle time */
+        assert_true(isnan(st->tp_overlap) && isnan(st->dp_overlap));
+        assert_true(st->pp_exposed_ms <= (double)(st->step_ns - st->busy_ns) / 1e6 + 1e-12);
+    }
+    sp_predict_result_free(&res);
+}
+
+static void test_gpipe_1f1b_bubbles(void **state)
+{
+    static const int ps[] = {1, 2, 3, 4, 8};
+    static const int ms[] = {1, 2, 3, 8, 13};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        for (size_t j = 0; j < sizeof(ms) / sizeof(ms[0]); j++) {
+            check_fraction(SP_SCHED_GPIPE, ps[i], ms[j], 1, ms[j]);
+            check_fraction(SP_SCHED_1F1B, ps[i], ms[j], 1, ms[j]);
+        }
+    }
+}
+
+static void test_interleaved_bubbles(void **state)
+{
+    static const int ps[] = {2, 3, 4};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        for (int k = 1; k <= 3; k++) {
+            for (int v = 2; v <= 3; v++) {
+                int m = k * ps[i];
+                /* per-chunk op times: the chunk is one layer, as in cfg_make */
+                check_fraction(SP_SCHED_INTERLEAVED, ps[i], m, v, v * m);
+            }
+        }
+    }
+}
+
+/* ZB-H1 (m >= p, t_w <= min(t_f, t_b)): makespan m(t_f + t_b + t_w) + (p-1)(t_f + t_b - t_w),
+ * each stage idle (p-1)(t_f + t_b - t_w); t_f = 350, t_b = 400, t_w = 300. */
+static void test_zbh1_bubbles(void **state)
+{
+    static const int ps[] = {2, 3, 4, 8};
+    const int64_t tf = 350, tb = 400, tw = 300;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        for (int m = ps[i]; m <= 2 * ps[i] + 1; m++) {
+            sp_program_config_t cfg = cfg_make(SP_SCHED_ZBH1, ps[i], m, 1);
+            sp_predict_result_t res;
+            int64_t p = ps[i];
+            run(&cfg, zero_cost, NULL, &res);
+            assert_int_equal(res.step_ns, m * (tf + tb + tw) + (p - 1) * (tf + tb - tw));
+            for (int s = 0; s < ps[i]; s++) {
+                assert_int_equal(res.stages[s].step_ns - res.stages[s].busy_ns,
+                                 (p - 1) * (tf + tb - tw));
+                assert_true(fabs(res.stages[s].bubble_frac - res.stages[s].predicted_frac) <
+                            1e-12);
+            }
+            sp_predict_result_free(&res);
+        }
+    }
+}
+
+/* p = 1, tp = 2, one layer, one microbatch, alpha 10 us, beta 100 GB/s, bfloat16.
+ *   forward:  attention 100 + 50 = 150 ns, all-reduce, MLP 200 ns, all-reduce, logits 30 ns
+ *   backward: logits 2 * 30 + MLP 2 * 200 = 460 ns, all-reduce, attention 2 * 150 = 300 ns,
+ *             all-reduce
+ *   compute 150 + 200 + 30 + 460 + 300 = 1,140 ns
+ *   all-reduce of b*s*h = 500,000 elements = 1,000,000 bytes on 2 ranks:
+ *             10,000 + 1,000,000 * 2(2-1)/2 / 100 = 10,000 + 10,000 = 20,000 ns
+ *   step = 1,140 + 4 * 20,000 = 81,140 ns; busy 1,140; TP exposed 80,000 ns, overlap 0. */
+static void test_hand_tp(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+    sp_predict_ab_t ab = {.alpha_us = 10.0, .beta_gbps = 100.0};
+    sp_predict_result_t res;
+
+    (void)state;
+    cfg.tp = 2;
+    cfg.flops_logits = 30;
+    cfg.tp_elements = 500000;
+    run(&cfg, sp_predict_cost_ab, &ab, &res);
+    assert_int_equal(res.step_ns, 81140);
+    assert_int_equal(res.stages[0].busy_ns, 1140);
+    assert_true(fabs(res.stages[0].tp_ms - 0.080) < 1e-12);
+    assert_true(fabs(res.stages[0].tp_exposed_ms - 0.080) < 1e-12);
+    assert_true(res.stages[0].tp_overlap == 0.0);
+    assert_true(isnan(res.stages[0].pp_overlap)); /* no pipeline traffic */
+    assert_true(fabs(res.stages[0].exposed_ms - 0.080) < 1e-12);
+    sp_predict_result_free(&res);
+}
+
+/* p = 2, GPipe, one microbatch, tp 1, alpha 5 us, beta 50 GB/s, a 1,000,000-byte message:
+ *   message = 5,000 + 1,000,000 * 1 / 50 = 25,000 ns
+ *   stage 0 F 350 -> message -> stage 1 F 350 + logits 30, B 2 * 30 + 700 -> message ->
+ *   stage 0 B 700
+ *   step = 350 + 25,000 + 380 + 760 + 25,000 + 700 = 52,190 ns
+ *   stage 0 busy 1,050, stage 1 busy 1,140. Stage 1 posts its receive at 0, so it spans
+ *   [0, 25,350]; its forward runs to 25,730, its backward to 26,490, and its send spans
+ *   [26,490, 51,490]; stage 0's backward runs [51,490, 52,190]. */
+static void test_hand_pipeline(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_GPIPE, 2, 1, 1);
+    sp_predict_ab_t ab = {.alpha_us = 5.0, .beta_gbps = 50.0};
+    sp_predict_result_t res;
+
+    (void)state;
+    cfg.flops_logits = 30;
+    cfg.p2p_bytes = 1000000;
+    run(&cfg, sp_predict_cost_ab, &ab, &res);
+    assert_int_equal(res.step_ns, 52190);
+    assert_int_equal(res.stages[0].busy_ns, 1050);
+    assert_int_equal(res.stages[1].busy_ns, 1140);
+    /* stage 1: bubble before its forward (warm-up) 25,350 ns, after its backward 25,700 */
+    assert_true(fabs(res.stages[1].warmup_ms - 0.02535) < 1e-12);
+    assert_true(fabs(res.stages[1].cooldown_ms - 0.0257) < 1e-12);
+    /* stage 1's receive [0, 25,350] and send [26,490, 51,490]: 50,350 ns on its PP lanes */
+    assert_true(fabs(res.stages[1].pp_ms - 0.05035) < 1e-12);
+    sp_predict_result_free(&res);
+}
+
+/* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
+ *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
+ *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
+ *   2,000 + 2,048 * 2(2-1)/2 / 2.048 = 2,000 + 1,000 = 3,000 ns; step 4,140, DP exposed 3 us.
+ *   With overlap on the all-reduce starts when the last gradient is computed: the same here,
+ *   since that is the step's last compute. */
+static void test_hand_ddp(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+    sp_predict_ab_t ab = {.alpha_us = 2.0, .beta_gbps = 2.048};
+    sp_predict_result_t res;
+
+    (void)state;
+    cfg.dp = 2;
+    cfg.overlap = 0;
+    cfg.flops_logits = 30;
+    run(&cfg, sp_predict_cost_ab, &ab, &res);
+    assert_int_equal(res.step_ns, 4140);
+    assert_true(fabs(res.stages[0].dp_exposed_ms - 0.003) < 1e-12);
+    assert_true(res.stages[0].dp_overlap == 0.0);
+    sp_predict_result_free(&res);
+}
+
+static void test_unknown_cost(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 2, 2, 1);
+    sp_program_t progs[2];
+    sp_predict_result_t res;
+
+    (void)state;
+    for (int s = 0; s < 2; s++) {
+        cfg.stage = s;
+        assert_int_equal(sp_program_build(&cfg, &progs[s]), SP_OK);
+    }
+    assert_int_equal(sp_predict_run(progs, 2, 1, 1, no_cost, NULL, &res), SP_ERR_INVALID);
+    assert_int_equal(sp_predict_run(progs, 0, 1, 1, zero_cost, NULL, &res), SP_ERR_INVALID);
+    assert_int_equal(sp_predict_run(progs, 2, 1, 1, NULL, NULL, &res), SP_ERR_INVALID);
+    /* stage 1 alone: its receive has no send */
+    assert_int_equal(sp_predict_run(progs + 1, 1, 1, 1, zero_cost, NULL, &res), SP_ERR_INVALID);
+    for (int s = 0; s < 2; s++) {
+        sp_program_free(&progs[s]);
+    }
+    sp_predict_result_free(NULL);
+}
+
+/* Curve: 1 KiB 10 us, 4 KiB 12 us, 1 MiB 100 us, 4 MiB 340 us. */
+static void test_curve(void **state)
+{
+    sp_predict_sweep_t sw;
+    const sp_predict_curve_t *c;
+
+    (void)state;
+    sp_predict_sweep_init(&sw, 4);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 1048576, 100.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 1024, 9.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 4194304, 340.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 4096, 12.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 1024, 11.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 0, 1.0), SP_ERR_INVALID);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 8, -1.0), SP_ERR_INVALID);
+    assert_int_equal(sp_predict_sweep_add(&sw, 42, 8, 1.0), SP_ERR_INVALID);
+    sp_predict_sweep_finish(&sw);
+    c = &sw.curve[SP_COLL_ALL_REDUCE];
+    assert_int_equal(c->n, 4);
+    assert_true(fabs(c->time_ns[0] - 10000.0) < 1e-9); /* 9 and 11 us averaged */
+    /* measured sizes exactly */
+    assert_true(fabs(sp_predict_curve_eval(c, 4096) - 12000.0) < 1e-9);
+    /* 2 KiB: halfway between 1 and 4 KiB in log size: 11 us */
+    assert_true(fabs(sp_predict_curve_eval(c, 2048) - 11000.0) < 1e-6);
+    /* 2 MiB: halfway in log size between 1 and 4 MiB: 220 us */
+    assert_true(fabs(sp_predict_curve_eval(c, 2097152) - 220000.0) < 1e-6);
+    /* 8 MiB: the line through the two largest: 340 + 240/3 MiB * 4 MiB = 660 us */
+    assert_true(fabs(sp_predict_curve_eval(c, 8388608) - 660000.0) < 1e-6);
+    /* 512 B: the line through the two smallest, 10 - 2/3072 * 512 us */
+    assert_true(fabs(sp_predict_curve_eval(c, 512) - (10000.0 - 2000.0 / 3072.0 * 512.0)) < 1e-6);
+    /* 1 B: never below 0, never above the smallest point */
+    assert_true(sp_predict_curve_eval(c, 1) >= 0.0 && sp_predict_curve_eval(c, 1) <= 10000.0);
+    /* group-size scaling at equal bus bandwidth: all-reduce 2(n-1)/n, 4 -> 8 ranks: x 7/6 */
+    assert_true(fabs(sp_predict_cost_sweep(&sw, SP_COLL_ALL_REDUCE, 4096, 4) - 12000.0) < 1e-9);
+    assert_true(fabs(sp_predict_cost_sweep(&sw, SP_COLL_ALL_REDUCE, 4096, 8) -
+                     12000.0 * (14.0 / 8.0) / (6.0 / 4.0)) < 1e-6);
+    /* no curve */
+    assert_false(sp_predict_sweep_has(&sw, SP_PREDICT_OP_P2P));
+    assert_true(isnan(sp_predict_cost_sweep(&sw, SP_PREDICT_OP_P2P, 64, 2)));
+    assert_true(isnan(sp_predict_cost_sweep(&sw, SP_COLL_ALL_GATHER, 64, 4)));
+    /* messages take the sendrecv curve, unscaled */
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_SENDRECV, 1024, 3.0), SP_OK);
+    sp_predict_sweep_finish(&sw);
+    assert_true(sp_predict_sweep_has(&sw, SP_PREDICT_OP_P2P));
+    assert_true(fabs(sp_predict_cost_sweep(&sw, SP_PREDICT_OP_P2P, 1024, 2) - 3000.0) < 1e-9);
+    assert_true(fabs(sp_predict_cost_sweep(&sw, SP_PREDICT_OP_P2P, 2048, 2) - 6000.0) < 1e-9);
+    sp_predict_sweep_cleanup(&sw);
+    /* a one-rank sweep cannot be scaled */
+    sp_predict_sweep_init(&sw, 1);
+    assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_ALL_REDUCE, 1024, 3.0), SP_OK);
+    sp_predict_sweep_finish(&sw);
+    assert_true(isnan(sp_predict_cost_sweep(&sw, SP_COLL_ALL_REDUCE, 1024, 2)));
+    sp_predict_sweep_cleanup(&sw);
+}
+
+static void test_alpha_beta_factors(void **state)
+{
+    sp_predict_ab_t ab = {.alpha_us = 1.0, .beta_gbps = 10.0};
+
+    (void)state;
+    /* 1,000 + 8,000 * factor / 10 */
+    assert_true(fabs(sp_predict_cost_ab(&ab, SP_COLL_ALL_REDUCE, 8000, 8) - (1000.0 + 1400.0)) <
+                1e-9);
+    assert_true(fabs(sp_predict_cost_ab(&ab, SP_COLL_ALL_GATHER, 8000, 8) - (1000.0 + 700.0)) <
+                1e-9);
+    assert_true(fabs(sp_predict_cost_ab(&ab, SP_COLL_REDUCE_SCATTER, 8000, 4) - (1000.0 + 600.0)) <
+                1e-9);
+    assert_true(fabs(sp_predict_cost_ab(&ab, SP_PREDICT_OP_P2P, 8000, 2) - (1000.0 + 800.0)) <
+                1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpipe_1f1b_bubbles), cmocka_unit_test(test_interleaved_bubbles),
+        cmocka_unit_test(test_zbh1_bubbles),       cmocka_unit_test(test_hand_tp),
+        cmocka_unit_test(test_hand_pipeline),      cmocka_unit_test(test_hand_ddp),
+        cmocka_unit_test(test_unknown_cost),       cmocka_unit_test(test_curve),
+        cmocka_unit_test(test_alpha_beta_factors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
