@@ -1,0 +1,191 @@
+/* The node section of `scaleprobe report`: per kind the cohort and every rank (up to 64), the
+ * outliers from /node/outliers, and the burn per rank with the intervals that had wrong results. */
+#include "node_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "stats.h"
+
+#define MAX_RANK_LINES 64
+
+sp_status_t sp_node_reader_load(hid_t file, sp_reader_t *rd)
+{
+    void *p = NULL;
+    hid_t t;
+    hid_t g;
+    sp_status_t status;
+
+    if (H5Lexists(file, "/node", H5P_DEFAULT) <= 0) {
+        return SP_OK;
+    }
+    t = sp__node_row_type();
+    status = sp_reader_read_table(file, "/node/results", t, sizeof(sp_node_row_t), &p,
+                                  &rd->nnode_rows);
+    H5Tclose(t);
+    rd->node_rows = p;
+    if (status == SP_OK) {
+        t = sp__node_burn_type();
+        status = sp_reader_read_table(file, "/node/burn", t, sizeof(sp_node_burn_row_t), &p,
+                                      &rd->nnode_burn);
+        H5Tclose(t);
+        rd->node_burn = p;
+    }
+    if (status == SP_OK) {
+        t = sp__node_outlier_type();
+        status = sp_reader_read_table(file, "/node/outliers", t, sizeof(sp_node_outlier_row_t),
+                                      &p, &rd->nnode_outliers);
+        H5Tclose(t);
+        rd->node_outliers = p;
+    }
+    g = H5Gopen2(file, "/node", H5P_DEFAULT);
+    if (g >= 0) {
+        sp__result_read_attr(g, "blas", rd->node_blas, sizeof(rd->node_blas));
+        sp__result_read_attr(g, "gpu", rd->node_gpu, sizeof(rd->node_gpu));
+        sp__result_read_attr(g, "threshold", rd->node_threshold, sizeof(rd->node_threshold));
+        H5Gclose(g);
+    }
+    rd->has_node = status == SP_OK;
+    return status;
+}
+
+void sp_node_reader_free(sp_reader_t *rd)
+{
+    free(rd->node_rows);
+    free(rd->node_burn);
+    free(rd->node_outliers);
+    rd->node_rows = NULL;
+    rd->node_burn = NULL;
+    rd->node_outliers = NULL;
+    rd->nnode_rows = rd->nnode_burn = rd->nnode_outliers = 0;
+    rd->has_node = 0;
+}
+
+static void print_kind(const sp_reader_t *rd, int kind, double *scratch, FILE *out)
+{
+    size_t n = 0;
+    size_t notconv = 0;
+    const sp_node_row_t *lo = NULL;
+    const sp_node_row_t *hi = NULL;
+    double cohort;
+
+    for (size_t i = 0; i < rd->nnode_rows; i++) {
+        const sp_node_row_t *r = &rd->node_rows[i];
+        if (r->kind != kind) {
+            continue;
+        }
+        scratch[n++] = r->median;
+        notconv += r->converged ? 0 : 1;
+        lo = lo == NULL || r->median < lo->median ? r : lo;
+        hi = hi == NULL || r->median > hi->median ? r : hi;
+    }
+    if (n == 0) {
+        return;
+    }
+    cohort = sp_stats_median(scratch, n, scratch);
+    fprintf(out, "# %-9s %5zu ranks, cohort median %12.4f %-7s min %.4f (rank %d, %s), max %.4f "
+                 "(rank %d), %zu not converged\n",
+            sp_node_kind_names[kind], n, cohort, lo->units, lo->median, lo->rank, lo->host,
+            hi->median, hi->rank, notconv);
+    if (n > MAX_RANK_LINES) {
+        return;
+    }
+    for (size_t i = 0; i < rd->nnode_rows; i++) {
+        const sp_node_row_t *r = &rd->node_rows[i];
+        if (r->kind != kind) {
+            continue;
+        }
+        fprintf(out, "  %-9s rank %5d node %4d %-20.20s %12.4f [%.4f, %.4f] %-7s %4u samples%s "
+                     "ratio %.3f (%s)\n",
+                sp_node_kind_names[kind], r->rank, r->node, r->host, r->median, r->ci_lo,
+                r->ci_hi, r->units, r->samples, r->converged ? "" : " (not converged)",
+                cohort > 0.0 ? r->median / cohort : NAN, sp_dtype_name((sp_dtype_t)r->dtype));
+    }
+}
+
+static void print_burn(const sp_reader_t *rd, FILE *out)
+{
+    int nranks = rd->world_size;
+    double *rates = calloc(rd->nnode_burn + 1, sizeof(double));
+    size_t nwrong = 0;
+
+    if (rates == NULL) {
+        return;
+    }
+    fprintf(out, "# Burn: %zu rows (rank x interval), GFLOP/s over each interval's GEMMs\n",
+            rd->nnode_burn);
+    for (int rank = 0; rank < nranks; rank++) {
+        size_t m = 0;
+        uint64_t wrong = 0;
+        double mn = INFINITY;
+        for (size_t i = 0; i < rd->nnode_burn; i++) {
+            const sp_node_burn_row_t *b = &rd->node_burn[i];
+            if (b->rank != rank) {
+                continue;
+            }
+            rates[m++] = b->rate;
+            mn = b->rate < mn ? b->rate : mn;
+            wrong += b->wrong;
+        }
+        if (m == 0) {
+            continue;
+        }
+        if (nranks <= MAX_RANK_LINES || wrong > 0) {
+            fprintf(out, "  burn rank %5d %-20.20s %4zu intervals, median %10.3f, min %10.3f, "
+                         "wrong elements %llu\n",
+                    rank, sp_reader_host(rd, rank), m, sp_stats_median(rates, m, rates), mn,
+                    (unsigned long long)wrong);
+        }
+    }
+    for (size_t i = 0; i < rd->nnode_burn; i++) {
+        const sp_node_burn_row_t *b = &rd->node_burn[i];
+        if (b->wrong == 0) {
+            continue;
+        }
+        if (nwrong++ < 50) {
+            fprintf(out, "# WRONG RESULT: rank %d (%s) at t=%.2f s (interval %d): %llu element(s) "
+                         "differ from the reference\n",
+                    b->rank, sp_reader_host(rd, b->rank), b->t_s, b->interval,
+                    (unsigned long long)b->wrong);
+        }
+    }
+    if (nwrong == 0) {
+        fprintf(out, "# Burn: every result check matched the reference\n");
+    }
+    free(rates);
+}
+
+void sp_node_report_print(const sp_reader_t *rd, FILE *out)
+{
+    double *scratch = calloc(rd->nnode_rows + 1, sizeof(double));
+
+    if (scratch == NULL) {
+        return;
+    }
+    fprintf(out, "# node baselines: host GEMM %s; GPU %s\n", rd->node_blas, rd->node_gpu);
+    if (rd->nnode_rows == 0) {
+        fprintf(out, "# no baseline measurements in this file\n");
+    }
+    for (int k = 0; k < SP_NODE_KIND_COUNT; k++) {
+        print_kind(rd, k, scratch, out);
+    }
+    if (rd->nnode_rows > 0) {
+        fprintf(out, "# Outliers (CI of the median entirely below (1 - %s) x the cohort median): "
+                     "%zu\n",
+                rd->node_threshold, rd->nnode_outliers);
+    }
+    for (size_t i = 0; i < rd->nnode_outliers; i++) {
+        const sp_node_outlier_row_t *o = &rd->node_outliers[i];
+        fprintf(out, "# OUTLIER %s: %s %d (%s) at %.3f of the cohort median (CI %.3f-%.3f), "
+                     "%.4f vs %.4f %s\n",
+                sp_node_kind_names[o->kind], o->scope == SP_NODE_SCOPE_RANK ? "rank" : "node",
+                o->id, o->host, o->ratio, o->ratio_lo, o->ratio_hi, o->median, o->cohort,
+                sp_node_kind_units((sp_node_kind_t)o->kind));
+    }
+    if (rd->nnode_burn > 0) {
+        print_burn(rd, out);
+    }
+    free(scratch);
+}
