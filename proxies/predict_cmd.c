@@ -13,17 +13,20 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "node_result.h"
 #include "predict_sim.h"
 #include "proxy_options.h"
 #include "proxy_table.h"
 #include "reader.h"
 #include "result.h"
+#include "stats.h"
 #include "timeutil.h"
 #include "topo.h"
 
 typedef struct {
     sp_proxy_opts_t proxy; /* first: the proxy's option definitions address it at offset 0 */
     char sweep[SP_OPT_STRLEN];
+    char node[SP_OPT_STRLEN];
     double alpha_us;
     double beta_gbps;
     long ranks;
@@ -39,6 +42,10 @@ static const sp_opt_def_t predict_defs[] = {
     {"sweep", 0, SP_OPT_STRING, POFF(sweep), "", "FILE",
      "collective times from a `scaleprobe coll` result file (all_reduce, all_gather, "
      "reduce_scatter, sendrecv as the layout needs)",
+     0, -1, NULL, 0},
+    {"node", 0, SP_OPT_STRING, POFF(node), "", "FILE",
+     "compute rate from a `scaleprobe node` result file instead of --tflops: the median over "
+     "ranks of the GEMM rate of the proxy's type",
      0, -1, NULL, 0},
     {"alpha-us", 0, SP_OPT_DOUBLE, POFF(alpha_us), "0", "US",
      "alpha-beta model instead of --sweep: latency of every collective and message, us", 0, 1e9,
@@ -112,7 +119,9 @@ typedef struct {
     sp_predict_ab_t ab;
     sp_predict_sweep_t sweep;
     int use_sweep;
+    int tflops_given; /* --tflops on the command line */
     char source[SP_OPT_STRLEN + 128];
+    char compute_source[SP_OPT_STRLEN + 128];
     sp_program_t *progs; /* p programs */
     sp_predict_result_t res;
     size_t ntasks;
@@ -149,6 +158,12 @@ static int parse(predict_t *pr, int argc, char **argv)
     if (sp_model_check(&pr->model, why, sizeof(why)) != SP_OK) {
         snprintf(err, sizeof(err), "invalid model: %s", why);
         return bad(err);
+    }
+    for (int i = 0; i < pr->tab.table.ndefs; i++) {
+        pr->tflops_given |= seen[i] && strcmp(pr->tab.defs[i].long_name, "tflops") == 0;
+    }
+    if (pr->tflops_given && o->node[0] != '\0') {
+        return bad("give either --tflops or --node FILE for the compute rate, not both");
     }
     ab = seen[pr->tab.alpha] || seen[pr->tab.beta];
     pr->use_sweep = o->sweep[0] != '\0';
@@ -228,6 +243,47 @@ static int load_sweep(predict_t *pr)
         sp_launcher_error("predict", "out of memory reading the sweep");
         return 1;
     }
+    return 0;
+}
+
+/* --node FILE: the compute rate is the median over ranks of the GEMM rate of the proxy's type
+ * (GFLOP/s in the file); 0 to go on, else the exit code. */
+static int load_node_rate(predict_t *pr)
+{
+    const char *path = pr->o.node;
+    sp_node_kind_t kind = pr->cfg.dtype == SP_DTYPE_DOUBLE  ? SP_NODE_GEMM_F64
+                          : pr->cfg.dtype == SP_DTYPE_HALF  ? SP_NODE_GEMM_F16
+                          : pr->cfg.dtype == SP_DTYPE_BFLOAT16 ? SP_NODE_GEMM_BF16
+                                                               : SP_NODE_GEMM_F32;
+    char msg[SP_OPT_STRLEN + 256];
+    double *rates;
+    size_t n = 0;
+    sp_reader_t rd;
+
+    if (sp_reader_open_for("predict", path, &rd) != SP_OK) {
+        return 2;
+    }
+    rates = calloc(rd.nnode_rows + 1, sizeof(*rates));
+    for (size_t i = 0; rates != NULL && i < rd.nnode_rows; i++) {
+        if (rd.node_rows[i].kind == (int8_t)kind && rd.node_rows[i].median > 0.0) {
+            rates[n++] = rd.node_rows[i].median;
+        }
+    }
+    if (rates == NULL || n == 0) {
+        snprintf(msg, sizeof(msg), "--node %s: %s", path,
+                 rates == NULL ? "out of memory"
+                               : "has no GEMM rate of the proxy's type (run `scaleprobe node -d` "
+                                 "with it)");
+        free(rates);
+        sp_reader_close(&rd);
+        return bad(msg);
+    }
+    pr->o.proxy.tflops = sp_stats_median(rates, n, rates) * 1e-3;
+    snprintf(pr->compute_source, sizeof(pr->compute_source),
+             "; compute %.6g TFLOP/s: median %s over %zu ranks of %s", pr->o.proxy.tflops,
+             sp_node_kind_names[kind], n, path);
+    free(rates);
+    sp_reader_close(&rd);
     return 0;
 }
 
@@ -531,6 +587,15 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
     if (st == SP_OK) {
         st = sp_proxy_info(&pr->o.proxy, &pr->layout, &pr->info);
     }
+    if (st == SP_OK && pr->o.node[0] != '\0') {
+        if ((rc = load_node_rate(pr)) != 0) {
+            return rc;
+        }
+        st = sp_proxy_program_config(&pr->o.proxy, &pr->layout, &pr->cfg); /* at that rate */
+        if (st == SP_OK) {
+            st = sp_proxy_info(&pr->o.proxy, &pr->layout, &pr->info);
+        }
+    }
     if (st != SP_OK) {
         return bad("the model and layout give no valid program configuration");
     }
@@ -542,6 +607,10 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         snprintf(pr->source, sizeof(pr->source),
                  "alpha-beta: alpha %.6g us, beta %.6g GB/s (nccl-tests bus factors)",
                  pr->o.alpha_us, pr->o.beta_gbps);
+    }
+    {
+        size_t len = strlen(pr->source);
+        snprintf(pr->source + len, sizeof(pr->source) - len, "%s", pr->compute_source);
     }
     default_output(&pr->o);
     if (rc == 0) {

@@ -69,7 +69,7 @@ static sp_status_t h5_fail(const char *what)
 
 /* ---- types ---- */
 
-static hid_t enum_type(const char *const *names, int n, int with_none)
+hid_t sp__result_enum8(const char *const *names, int n, int with_none)
 {
     hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
 
@@ -89,7 +89,7 @@ hid_t sp__result_row_type(void)
     const char *dnames[SP_DTYPE_COUNT];
     const char *rnames[SP_REDOP_COUNT];
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_coll_row_t));
-    hid_t op_t = enum_type(sp_coll_names, SP_COLL_COUNT, 0);
+    hid_t op_t = sp__result_enum8(sp_coll_names, SP_COLL_COUNT, 0);
     hid_t dt_t;
     hid_t red_t;
 
@@ -99,8 +99,8 @@ hid_t sp__result_row_type(void)
     for (int i = 0; i < SP_REDOP_COUNT; i++) {
         rnames[i] = sp_redop_name((sp_redop_t)i);
     }
-    dt_t = enum_type(dnames, SP_DTYPE_COUNT, 0);
-    red_t = enum_type(rnames, SP_REDOP_COUNT, 1);
+    dt_t = sp__result_enum8(dnames, SP_DTYPE_COUNT, 0);
+    red_t = sp__result_enum8(rnames, SP_REDOP_COUNT, 1);
 
 #define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_coll_row_t, name), type)
     F(op, op_t);
@@ -256,8 +256,7 @@ hid_t sp__result_clock_type(void)
     return t;
 }
 
-/* Fixed-length NUL-terminated string member of n bytes. */
-static void insert_str(hid_t t, const char *name, size_t offset, size_t n)
+void sp__result_insert_str(hid_t t, const char *name, size_t offset, size_t n)
 {
     hid_t str = H5Tcopy(H5T_C_S1);
 
@@ -277,7 +276,7 @@ hid_t sp__result_fp_rank_type(void)
         if (fd->kind == SP_FP_INT) {
             H5Tinsert(t, fd->name, fd->offset, H5T_NATIVE_INT32);
         } else {
-            insert_str(t, fd->name, fd->offset, fd->size);
+            sp__result_insert_str(t, fd->name, fd->offset, fd->size);
         }
     }
     return t;
@@ -290,11 +289,11 @@ hid_t sp__result_fp_node_type(void)
 #define F(m) HOFFSET(sp_fp_node_t, m), sizeof(((sp_fp_node_t *)0)->m)
     H5Tinsert(t, "node", HOFFSET(sp_fp_node_t, node), H5T_NATIVE_INT32);
     H5Tinsert(t, "nranks", HOFFSET(sp_fp_node_t, nranks), H5T_NATIVE_INT32);
-    insert_str(t, "host", F(host));
+    sp__result_insert_str(t, "host", F(host));
     H5Tinsert(t, "differs", HOFFSET(sp_fp_node_t, differs), H5T_NATIVE_INT32);
-    insert_str(t, "differs_in", F(differs_in));
-    insert_str(t, "mixed_in", F(mixed_in));
-    insert_str(t, "key", F(key));
+    sp__result_insert_str(t, "differs_in", F(differs_in));
+    sp__result_insert_str(t, "mixed_in", F(mixed_in));
+    sp__result_insert_str(t, "key", F(key));
 #undef F
     return t;
 }

@@ -227,6 +227,10 @@ sp_status_t sp_result_close(sp_result_t *res, const char *status);
 
 /* HDF5 types of the tables (caller closes them with H5Tclose). */
 hid_t sp__result_row_type(void);
+/* Building blocks of compound types: an 8-bit enum of n names (values 0..n-1, plus "none" =
+ * SP_REDOP_NONE when with_none), and a fixed-length NUL-terminated string member of n bytes. */
+hid_t sp__result_enum8(const char *const *names, int n, int with_none);
+void sp__result_insert_str(hid_t t, const char *name, size_t offset, size_t n);
 hid_t sp__result_sample_type(void);
 hid_t sp__result_wrong_type(void);
 hid_t sp__result_topo_type(void);

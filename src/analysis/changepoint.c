@@ -135,6 +135,13 @@ static double best_over_segments(const double *x, const size_t *bounds, size_t n
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p)
 {
+    return sp_cp_detect_first(x, n, opts, changes, max, nchanges_p, NULL);
+}
+
+sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *opts,
+                               sp_cp_change_t *changes, size_t max, size_t *nchanges_p,
+                               double *first_p)
+{
     size_t *bounds;
     double *work;
     size_t nseg = 1, nfound = 0;
@@ -144,6 +151,9 @@ sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
     if (!opts_valid(opts) || nchanges_p == NULL || (n > 0 && x == NULL) ||
         (max > 0 && changes == NULL) || !all_finite(x, n)) {
         return SP_ERR_INVALID;
+    }
+    if (first_p != NULL) {
+        *first_p = 1.0;
     }
     if (n < 2 * opts->min_segment || max == 0) {
         *nchanges_p = 0;
@@ -185,6 +195,9 @@ sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
         }
         {
             double p = (1.0 + (double)hits) / (1.0 + (double)nperm);
+            if (nfound == 0 && first_p != NULL) {
+                *first_p = p;
+            }
             if (!(p < opts->alpha)) {
                 break;
             }
@@ -367,7 +380,7 @@ sp_status_t sp_cp_analyze(const double *x, size_t n, const sp_cp_opts_t *opts, s
             o->z = z[i];
         }
     }
-    status = sp_cp_detect(r.clean, n, opts, r.changes, n / 2 + 1, &r.nchanges);
+    status = sp_cp_detect_first(r.clean, n, opts, r.changes, n / 2 + 1, &r.nchanges, &r.first_p);
     if (status != SP_OK) {
         goto out_free;
     }

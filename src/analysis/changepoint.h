@@ -54,6 +54,9 @@ typedef struct {
     size_t noutliers;
     double *clean; /* the n values detection ran on (outliers replaced) */
     size_t n;
+    double first_p; /* p-value of the first test (the whole series' best split), significant or
+                     * not; 1 when the series is too short to test. For control over many
+                     * series (regress adjusts these across metrics). */
 } sp_cp_result_t;
 
 /* Defaults: min_segment 3, 199 to 9,999 permutations, alpha 0.05, a fixed seed, no limit on
@@ -87,6 +90,11 @@ sp_status_t sp_cp_outliers(const double *x, size_t n, const sp_cp_opts_t *opts, 
  */
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p);
+
+/* The same, also giving the p-value of the first test (1 when none could be made). */
+sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *opts,
+                               sp_cp_change_t *changes, size_t max, size_t *nchanges_p,
+                               double *first_p);
 
 /* Outlier screen, then detection on the cleaned series. res is caller storage, filled on
  * success (free its arrays with sp_cp_result_cleanup); errors as above. */

@@ -14,13 +14,13 @@
 #include "json.h"
 #include "kv.h"
 #include "launcher.h"
+#include "node_result.h"
 #include "reader.h"
 #include "stats.h"
 
 #define BOOT_ITERS 2000
 #define BOOT_SEED 20261203u
 #define MAX_KV 512
-
 
 /* ---- what differs ---- */
 
@@ -90,14 +90,32 @@ static const char *kv_get(const kv_list_t *l, const char *key)
  * between any two runs and explain nothing. */
 static int volatile_name(const char *k)
 {
-    static const char *const prefixes[] = {
-        "PMIX_",           "OMPI_MCA_orte_",  "OMPI_MCA_ess_",     "OMPI_COMM_WORLD_",
-        "OMPI_FILE_LOCATION", "OMPI_ARGV",    "OMPI_COMMAND",      "OMPI_APP_CTX_",
-        "OMPI_FIRST_RANKS", "OMPI_UNIVERSE_SIZE", "OMPI_NUM_APP_CTX", "OMPI_MCA_initial_wdir",
-        "SLURM_JOB_ID",    "SLURM_JOBID",     "SLURM_STEP_ID",     "SLURM_STEPID",
-        "SLURM_TASK_PID",  "SLURM_PROCID",    "SLURM_LOCALID",     "SLURM_NODEID",
-        "SLURM_SRUN_COMM_", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_JOB_START_TIME",
-        "SLURM_JOB_END_TIME", "SLURM_STEP_LAUNCHER_PORT", "SLURM_TOPOLOGY_ADDR"};
+    static const char *const prefixes[] = {"PMIX_",
+                                           "OMPI_MCA_orte_",
+                                           "OMPI_MCA_ess_",
+                                           "OMPI_COMM_WORLD_",
+                                           "OMPI_FILE_LOCATION",
+                                           "OMPI_ARGV",
+                                           "OMPI_COMMAND",
+                                           "OMPI_APP_CTX_",
+                                           "OMPI_FIRST_RANKS",
+                                           "OMPI_UNIVERSE_SIZE",
+                                           "OMPI_NUM_APP_CTX",
+                                           "OMPI_MCA_initial_wdir",
+                                           "SLURM_JOB_ID",
+                                           "SLURM_JOBID",
+                                           "SLURM_STEP_ID",
+                                           "SLURM_STEPID",
+                                           "SLURM_TASK_PID",
+                                           "SLURM_PROCID",
+                                           "SLURM_LOCALID",
+                                           "SLURM_NODEID",
+                                           "SLURM_SRUN_COMM_",
+                                           "SLURM_LAUNCH_NODE_IPADDR",
+                                           "SLURM_JOB_START_TIME",
+                                           "SLURM_JOB_END_TIME",
+                                           "SLURM_STEP_LAUNCHER_PORT",
+                                           "SLURM_TOPOLOGY_ADDR"};
 
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
         if (strncmp(k, prefixes[i], strlen(prefixes[i])) == 0) {
@@ -222,7 +240,7 @@ typedef struct {
     char label[96];
     double *v;
     size_t n;
-    double busbw; /* sweep points: the file's bus bandwidth (GB/s), NaN otherwise */
+    double busbw;   /* sweep points: the file's bus bandwidth (GB/s), NaN otherwise */
     int comparable; /* 2+ positive values: a ratio with a CI can be formed */
 } metric_t;
 
@@ -245,8 +263,8 @@ static void point_label(const sp_coll_row_t *r, char *label, size_t size)
 {
     int has_redop = r->redop >= 0 && r->redop < SP_REDOP_COUNT;
 
-    snprintf(label, size, "%s %llu B %s%s%s%s", sp_coll_names[r->op],
-             (unsigned long long)r->bytes, sp_dtype_names[r->dtype], has_redop ? " " : "",
+    snprintf(label, size, "%s %llu B %s%s%s%s", sp_coll_names[r->op], (unsigned long long)r->bytes,
+             sp_dtype_names[r->dtype], has_redop ? " " : "",
              has_redop ? sp_redop_names[r->redop] : "", r->in_place ? " in-place" : "");
     if (r->root > 0) {
         size_t len = strlen(label);
@@ -258,20 +276,26 @@ static void point_label(const sp_coll_row_t *r, char *label, size_t size)
  * components "compare predicted measured" explains a gap with. */
 enum { PM_STEP, PM_BUSY, PM_BUBBLE, PM_EXPOSED, PM_TP, PM_PP, PM_DP, PM_COUNT };
 static const char *const proxy_metric_names[PM_COUNT] = {
-    "proxy step time",        "proxy compute (busy)",   "proxy bubble",
-    "proxy exposed comm",     "proxy exposed tp comm",  "proxy exposed pp comm",
-    "proxy exposed dp comm"};
+    "proxy step time",       "proxy compute (busy)",  "proxy bubble",         "proxy exposed comm",
+    "proxy exposed tp comm", "proxy exposed pp comm", "proxy exposed dp comm"};
 
 static double proxy_value(const sp_proxy_rank_row_t *r, int which)
 {
     switch (which) {
-    case PM_STEP: return r->step_ms;
-    case PM_BUSY: return r->busy_ms;
-    case PM_BUBBLE: return r->bubble_ms;
-    case PM_EXPOSED: return r->exposed_ms;
-    case PM_TP: return r->tp_exposed_ms;
-    case PM_PP: return r->pp_exposed_ms;
-    default: return r->dp_exposed_ms;
+    case PM_STEP:
+        return r->step_ms;
+    case PM_BUSY:
+        return r->busy_ms;
+    case PM_BUBBLE:
+        return r->bubble_ms;
+    case PM_EXPOSED:
+        return r->exposed_ms;
+    case PM_TP:
+        return r->tp_exposed_ms;
+    case PM_PP:
+        return r->pp_exposed_ms;
+    default:
+        return r->dp_exposed_ms;
     }
 }
 
@@ -366,6 +390,60 @@ static const metric_t *find_metric(const metrics_t *ms, const char *label)
     return NULL;
 }
 
+/* A node file's metrics: per kind (and size), every rank's timed calls pooled, as the call's
+ * duration in microseconds, so that above 1 still means B is slower. */
+static sp_status_t node_metrics(const sp_reader_t *rd, metrics_t *ms)
+{
+    hid_t file, type;
+    sp_node_sample_t *smp = NULL;
+    size_t nsmp = 0;
+    sp_status_t st;
+
+    ms->m = calloc(rd->nnode_rows + 1, sizeof(*ms->m));
+    if (ms->m == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    file = H5Fopen(rd->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        return SP_ERR_IO;
+    }
+    type = sp__node_sample_type();
+    st = sp_reader_read_table(file, "/node/samples", type, sizeof(*smp), (void **)&smp, &nsmp);
+    H5Tclose(type);
+    H5Fclose(file);
+    if (st != SP_OK) {
+        return st;
+    }
+    /* one metric per kind: the rows of a kind share its size */
+    for (size_t i = 0; i < rd->nnode_rows; i++) {
+        const sp_node_row_t *r = &rd->node_rows[i];
+        char label[96];
+        metric_t *m;
+        snprintf(label, sizeof(label), "node %s %llu%s", sp_node_kind_names[r->kind],
+                 (unsigned long long)r->size, sp_node_kind_is_gemm(r->kind) ? "" : " B");
+        if (find_metric(ms, label) != NULL) {
+            continue;
+        }
+        m = &ms->m[ms->n];
+        m->v = malloc((nsmp + 1) * sizeof(*m->v));
+        if (m->v == NULL) {
+            free(smp);
+            return SP_ERR_NOMEM;
+        }
+        ms->n++;
+        snprintf(m->label, sizeof(m->label), "%s", label);
+        m->busbw = NAN;
+        for (size_t k = 0; k < nsmp; k++) {
+            if (smp[k].kind == r->kind && smp[k].time_s > 0.0) {
+                m->v[m->n++] = smp[k].time_s * 1e6;
+            }
+        }
+        m->comparable = m->n >= 2;
+    }
+    free(smp);
+    return SP_OK;
+}
+
 /* ---- runs: the files of one side, grouped by shape ---- */
 
 typedef struct {
@@ -403,7 +481,9 @@ static sp_status_t side_open(side_t *sd, const char *name, char **files, size_t 
             return st;
         }
         sd->n++;
-        st = r->rd.has_proxy ? proxy_metrics(&r->rd, &r->ms) : sweep_metrics(&r->rd, &r->ms);
+        st = r->rd.has_proxy  ? proxy_metrics(&r->rd, &r->ms)
+             : r->rd.has_node ? node_metrics(&r->rd, &r->ms)
+                              : sweep_metrics(&r->rd, &r->ms);
         if (st != SP_OK) {
             fprintf(stderr, "scaleprobe compare: error: %s: %s\n", files[i],
                     st == SP_ERR_NOMEM ? "out of memory reading its points"
@@ -414,16 +494,15 @@ static sp_status_t side_open(side_t *sd, const char *name, char **files, size_t 
     for (size_t i = 0; i < n; i++) {
         run_t *r = &sd->runs[i];
         size_t g = 0;
-        while (g < sd->nshapes &&
-               !(sd->shapes[g].world == r->rd.world_size && sd->shapes[g].nodes == r->rd.node_count)) {
+        while (g < sd->nshapes && !(sd->shapes[g].world == r->rd.world_size &&
+                                    sd->shapes[g].nodes == r->rd.node_count)) {
             g++;
         }
         if (g == sd->nshapes) {
             size_t at = 0;
-            while (at < sd->nshapes &&
-                   (sd->shapes[at].nodes < r->rd.node_count ||
-                    (sd->shapes[at].nodes == r->rd.node_count &&
-                     sd->shapes[at].world < r->rd.world_size))) {
+            while (at < sd->nshapes && (sd->shapes[at].nodes < r->rd.node_count ||
+                                        (sd->shapes[at].nodes == r->rd.node_count &&
+                                         sd->shapes[at].world < r->rd.world_size))) {
                 at++;
             }
             memmove(&sd->shapes[at + 1], &sd->shapes[at], (sd->nshapes - at) * sizeof(shape_t));
@@ -483,31 +562,32 @@ static void workload_difference(const run_t *x, const run_t *y, int same_shape, 
 
     why[0] = '\0';
     if (strcmp(command_kind(a), command_kind(b)) != 0) {
-        snprintf(why, size, "different commands (%.400s: %.32s, %.400s: %.32s)", a->path, a->subcommand, b->path,
-                 b->subcommand);
+        snprintf(why, size, "different commands (%.400s: %.32s, %.400s: %.32s)", a->path,
+                 a->subcommand, b->path, b->subcommand);
         return;
     }
     if (a->has_proxy) {
         const sp_proxy_info_t *p = &a->proxy_info, *q = &b->proxy_info;
-#define SHAPE_FIELD(f)                                                                          \
-    if (p->f != q->f) {                                                                         \
-        snprintf(why, size, "different proxy shape (%.400s: " #f " %g, %.400s: " #f " %g)", a->path,    \
-                 (double)p->f, b->path, (double)q->f);                                          \
-        return;                                                                                 \
+#define SHAPE_FIELD(f)                                                                             \
+    if (p->f != q->f) {                                                                            \
+        snprintf(why, size, "different proxy shape (%.400s: " #f " %g, %.400s: " #f " %g)",        \
+                 a->path, (double)p->f, b->path, (double)q->f);                                    \
+        return;                                                                                    \
     }
-        SHAPE_FIELD(pp) SHAPE_FIELD(tp) SHAPE_FIELD(microbatches) SHAPE_FIELD(chunks)
-        SHAPE_FIELD(sequence_parallel) SHAPE_FIELD(overlap) SHAPE_FIELD(causal)
-        SHAPE_FIELD(layers) SHAPE_FIELD(hidden) SHAPE_FIELD(heads) SHAPE_FIELD(ffn)
-        SHAPE_FIELD(seq) SHAPE_FIELD(micro_batch) SHAPE_FIELD(vocab) SHAPE_FIELD(tflops)
-        SHAPE_FIELD(bucket_mib)
-        if (same_shape) {
+        SHAPE_FIELD(pp)
+        SHAPE_FIELD(tp) SHAPE_FIELD(microbatches) SHAPE_FIELD(chunks) SHAPE_FIELD(sequence_parallel)
+            SHAPE_FIELD(overlap) SHAPE_FIELD(causal) SHAPE_FIELD(layers) SHAPE_FIELD(hidden)
+                SHAPE_FIELD(heads) SHAPE_FIELD(ffn) SHAPE_FIELD(seq) SHAPE_FIELD(micro_batch)
+                    SHAPE_FIELD(vocab) SHAPE_FIELD(tflops) SHAPE_FIELD(bucket_mib) if (same_shape)
+        {
             SHAPE_FIELD(dp)
         }
 #undef SHAPE_FIELD
         if (strcmp(a->proxy_schedule, b->proxy_schedule) != 0 ||
             strcmp(a->proxy_dp_mode, b->proxy_dp_mode) != 0) {
-            snprintf(why, size, "different proxy schedule or data-parallel mode (%.400s: %.32s %.16s, %.400s: "
-                                "%.32s %.16s)",
+            snprintf(why, size,
+                     "different proxy schedule or data-parallel mode (%.400s: %.32s %.16s, %.400s: "
+                     "%.32s %.16s)",
                      a->path, a->proxy_schedule, a->proxy_dp_mode, b->path, b->proxy_schedule,
                      b->proxy_dp_mode);
         }
@@ -520,8 +600,9 @@ static void workload_difference(const run_t *x, const run_t *y, int same_shape, 
         const run_t *u = side ? y : x, *w = side ? x : y;
         for (size_t i = 0; i < u->ms.n; i++) {
             if (find_metric(&w->ms, u->ms.m[i].label) == NULL) {
-                snprintf(why, size, "different points (%.400s has %.96s, %.400s has not; --common compares "
-                                    "the points both have)",
+                snprintf(why, size,
+                         "different points (%.400s has %.96s, %.400s has not; --common compares "
+                         "the points both have)",
                          u->rd.path, u->ms.m[i].label, w->rd.path);
                 return;
             }
@@ -786,9 +867,9 @@ static size_t scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_p
                     base[s] = rows[r].value[s];
                     base_world[s] = sh->world;
                 }
-                rows[r].eff[s] = proxy ? rows[r].value[s] / base[s] /
-                                             ((double)sh->world / (double)base_world[s])
-                                       : rows[r].value[s] / base[s];
+                rows[r].eff[s] =
+                    proxy ? rows[r].value[s] / base[s] / ((double)sh->world / (double)base_world[s])
+                          : rows[r].value[s] / base[s];
             }
         }
         /* rows of one label in shape order */
@@ -809,12 +890,13 @@ static size_t scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_p
 
 static void print_scaling(const scale_row_t *rows, size_t n, int nsides, int proxy, FILE *out)
 {
-    fprintf(out, "# Scaling: %s against node count; efficiency against each side's smallest "
-                 "shape (%s)\n",
+    fprintf(out,
+            "# Scaling: %s against node count; efficiency against each side's smallest "
+            "shape (%s)\n",
             proxy ? "training throughput (tokens/s)" : "bus bandwidth (GB/s) of the largest size",
             proxy ? "throughput per rank relative to it" : "busbw relative to it; 1 is ideal");
-    fprintf(out, "%-44s %6s %6s %12s %6s", "metric", "nodes", "ranks", proxy ? "A tok/s" : "A busbw",
-            "eff");
+    fprintf(out, "%-44s %6s %6s %12s %6s", "metric", "nodes", "ranks",
+            proxy ? "A tok/s" : "A busbw", "eff");
     if (nsides > 1) {
         fprintf(out, " %12s %6s %8s", proxy ? "B tok/s" : "B busbw", "eff", "B/A");
     }
@@ -901,9 +983,10 @@ static double gap_of(const eva_row_t *r)
 
 static void print_eva(const eva_row_t *rows, size_t n, const run_t *pred, size_t nmeas, FILE *out)
 {
-    fprintf(out, "# Expected vs actual: %s predicted (cost model: %s) against %zu measured "
-                 "run(s); measured = median over steps with its 95%% CI; gap = measured / "
-                 "predicted - 1\n",
+    fprintf(out,
+            "# Expected vs actual: %s predicted (cost model: %s) against %zu measured "
+            "run(s); measured = median over steps with its 95%% CI; gap = measured / "
+            "predicted - 1\n",
             pred->rd.path, pred->rd.proxy_predicted_source, nmeas);
     fprintf(out, "%-28s %14s %14s %24s %9s\n", "component", "predicted (ms)", "measured (ms)",
             "95% CI (ms)", "gap");
@@ -1006,7 +1089,8 @@ int sp_compare_main(int argc, char **argv)
             printf("%s"
                    "What differs between two clusters' runs, then every matching point as B/A "
                    "with a 95%% CI\nand a verdict (Benjamini-Hochberg over the points; verdicts "
-                   "need q <= --fdr,\ndefault 0.05, and the CI beyond --threshold, default 3%%). One run per side: the CI is "
+                   "need q <= --fdr,\ndefault 0.05, and the CI beyond --threshold, default 3%%). "
+                   "One run per side: the CI is "
                    "a bootstrap of the samples\n(within-run noise only). Several runs of one "
                    "shape per side (--vs): Student t over\nthe runs' medians, which carries the "
                    "spread between runs. Runs at several node counts:\na scaling table with "
@@ -1049,8 +1133,8 @@ int sp_compare_main(int argc, char **argv)
     for (int s = 0; s < nsides && why[0] == '\0'; s++) {
         for (size_t i = 0; i < sides[s].n && why[0] == '\0'; i++) {
             const run_t *x = &sides[0].runs[0], *y = &sides[s].runs[i];
-            int same_shape = x->rd.world_size == y->rd.world_size &&
-                             x->rd.node_count == y->rd.node_count;
+            int same_shape =
+                x->rd.world_size == y->rd.world_size && x->rd.node_count == y->rd.node_count;
             workload_difference(x, y, same_shape, common, why, sizeof(why));
         }
     }
@@ -1088,8 +1172,8 @@ int sp_compare_main(int argc, char **argv)
         goto out;
     }
     for (size_t g = 0; nsides == 2 && g < sides[0].nshapes; g++) {
-        const shape_t *gb = find_shape(&sides[1], sides[0].shapes[g].world,
-                                       sides[0].shapes[g].nodes);
+        const shape_t *gb =
+            find_shape(&sides[1], sides[0].shapes[g].world, sides[0].shapes[g].nodes);
         if (gb != NULL) {
             npts += compare_shape(&sides[0].shapes[g], gb, pts + npts, cap - npts);
         }
@@ -1107,8 +1191,8 @@ int sp_compare_main(int argc, char **argv)
     {
         int between = nsides == 2 && npts > 0;
         for (size_t g = 0; between && g < sides[0].nshapes; g++) {
-            const shape_t *gb = find_shape(&sides[1], sides[0].shapes[g].world,
-                                           sides[0].shapes[g].nodes);
+            const shape_t *gb =
+                find_shape(&sides[1], sides[0].shapes[g].world, sides[0].shapes[g].nodes);
             between = gb == NULL || sides[0].shapes[g].n + gb->n > 2;
         }
         int scaling = sides[0].nshapes > 1 || (nsides == 2 && sides[1].nshapes > 1);
@@ -1118,7 +1202,8 @@ int sp_compare_main(int argc, char **argv)
         if (json) {
             printf("{\"runs\": {\"a\": %zu, \"b\": %zu}, \"between_runs\": %s, \"threshold\": "
                    "%.6g, \"fdr\": %.6g, \"slower\": %d,\n  \"differences\": [",
-                   sides[0].n, sides[1].n, between ? "true" : "false", threshold * 100.0, fdr, slower);
+                   sides[0].n, sides[1].n, between ? "true" : "false", threshold * 100.0, fdr,
+                   slower);
             if (nsides == 2) {
                 emit_differences(&sides[0].runs[0].rd, &sides[1].runs[0].rd, &e);
             }

@@ -65,6 +65,7 @@ typedef struct {
     outlier_t *outliers;
     size_t noutliers, outliers_cap;
     size_t analyzed; /* metrics with at least MIN_RUNS runs */
+    double *metric_p; /* per metric: p of its first change-point test (NaN: not analyzed) */
 } findings_t;
 
 /* ---- metrics of one file ---- */
@@ -295,7 +296,7 @@ static double finite_median(const double *v, size_t a, size_t b, double *tmp)
  * ratio threshold is then a fixed distance), else on the values; then each change's size from
  * the cleaned values. 0 on success, -1 out of memory or a failed analysis.
  */
-static int analyze_metric(const metric_t *m, const size_t *order, size_t nruns,
+static int analyze_metric(const metric_t *m, size_t idx, const size_t *order, size_t nruns,
                           const sp_cp_opts_t *base, double threshold, findings_t *f)
 {
     double *y = malloc(nruns * sizeof(*y)), *raw = malloc(nruns * sizeof(*raw));
@@ -339,6 +340,7 @@ static int analyze_metric(const metric_t *m, const size_t *order, size_t nruns,
     if (sp_cp_analyze(y, n, &o, &res) != SP_OK) {
         goto out;
     }
+    f->metric_p[idx] = res.first_p;
     for (size_t i = 0; i < n; i++) {
         y[i] = positive ? exp(res.clean[i]) : res.clean[i]; /* back to the metric's unit */
     }
@@ -386,6 +388,43 @@ out:
     free(raw);
     free(y);
     return rc;
+}
+
+/* Many metrics are tested at once: Benjamini-Hochberg over the p-values of every analyzed
+ * metric's first test (is there any change in this series?) at level alpha; the shifts of a
+ * metric whose q exceeds alpha are dropped. Within a kept metric, further splits are tested at
+ * alpha as before. 0, or -1 out of memory. */
+static int fdr_over_metrics(findings_t *f, const metric_list_t *l, double alpha)
+{
+    double *p = malloc((l->n + 1) * sizeof(*p));
+    size_t *which = malloc((l->n + 1) * sizeof(*which));
+    size_t n = 0, kept = 0;
+
+    if (p == NULL || which == NULL) {
+        free(p);
+        free(which);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        if (!isnan(f->metric_p[i])) {
+            p[n] = f->metric_p[i];
+            which[n++] = i;
+        }
+    }
+    sp_ab_bh_adjust(p, n, p);
+    for (size_t k = 0; k < n; k++) {
+        f->metric_p[which[k]] = p[k]; /* from here on: the metric's q */
+    }
+    for (size_t s = 0; s < f->nshifts; s++) {
+        size_t idx = (size_t)(f->shifts[s].metric - l->m);
+        if (f->metric_p[idx] <= alpha) {
+            f->shifts[kept++] = f->shifts[s];
+        }
+    }
+    f->nshifts = kept;
+    free(p);
+    free(which);
+    return 0;
 }
 
 /* ---- output ---- */
@@ -469,8 +508,8 @@ static void print_text(const run_t *runs, const size_t *order, size_t nruns, con
     fprintf(out,
             "# per metric one value per run; outliers: robust z > %g against the 4 nearest "
             "runs; shifts: E-divisive (energy, alpha 1),\n# %d to %d permutations, p < %g, "
-            "at least %zu runs each side, |after/before - 1| > %.1f%% "
-            "(docs/METHODOLOGY.md)\n",
+            "at least %zu runs each side, |after/before - 1| > %.1f%%, a metric's first test\n"
+            "# Benjamini-Hochberg across the metrics at the same level (docs/METHODOLOGY.md)\n",
             o->outlier_z, o->permutations, o->max_permutations, o->alpha, o->min_segment,
             100.0 * threshold);
     fprintf(out, "# Shifts: first run after the shift; medians of the runs before and after; "
@@ -656,11 +695,21 @@ int sp_regress_main(int argc, char **argv)
         }
         order[j] = k;
     }
+    f.metric_p = malloc((l.n + 1) * sizeof(*f.metric_p));
+    if (f.metric_p == NULL) {
+        rc = bad("out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < l.n; i++) {
-        if (analyze_metric(&l.m[i], order, nfiles, &o, threshold, &f) != 0) {
+        f.metric_p[i] = NAN;
+        if (analyze_metric(&l.m[i], i, order, nfiles, &o, threshold, &f) != 0) {
             rc = bad("out of memory");
             goto out;
         }
+    }
+    if (fdr_over_metrics(&f, &l, o.alpha) != 0) {
+        rc = bad("out of memory");
+        goto out;
     }
     if (json) {
         print_json(runs, order, nfiles, &o, threshold, by_time, &f, stdout);
@@ -671,6 +720,7 @@ int sp_regress_main(int argc, char **argv)
 out:
     free(f.shifts);
     free(f.outliers);
+    free(f.metric_p);
     metrics_free(&l);
     free(order);
     free(runs);

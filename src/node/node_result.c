@@ -20,43 +20,23 @@ const char *sp_node_kind_units(sp_node_kind_t kind)
     return sp_node_kind_is_gemm(kind) ? "GFLOP/s" : "GB/s";
 }
 
-static hid_t enum8(const char *const *names, int n)
-{
-    hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
-
-    for (int i = 0; i < n; i++) {
-        int8_t v = (int8_t)i;
-        H5Tenum_insert(t, names[i], &v);
-    }
-    return t;
-}
-
-static void insert_str(hid_t t, const char *name, size_t offset, size_t n)
-{
-    hid_t str = H5Tcopy(H5T_C_S1);
-
-    H5Tset_size(str, n);
-    H5Tset_strpad(str, H5T_STR_NULLTERM);
-    H5Tinsert(t, name, offset, str);
-    H5Tclose(str);
-}
-
 hid_t sp__node_row_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_node_row_t));
-    hid_t kind_t = enum8(sp_node_kind_names, SP_NODE_KIND_COUNT);
-    hid_t dt_t = enum8(sp_dtype_names, SP_DTYPE_COUNT);
+    hid_t kind_t = sp__result_enum8(sp_node_kind_names, SP_NODE_KIND_COUNT, 0);
+    hid_t dt_t = sp__result_enum8(sp_dtype_names, SP_DTYPE_COUNT, 0);
 
 #define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_node_row_t, name), type)
     F(rank, H5T_NATIVE_INT32);
     F(node, H5T_NATIVE_INT32);
-    insert_str(t, "host", HOFFSET(sp_node_row_t, host), SP_HOST_LEN);
+    sp__result_insert_str(t, "host", HOFFSET(sp_node_row_t, host), SP_HOST_LEN);
     F(kind, kind_t);
     F(dtype, dt_t);
     F(converged, H5T_NATIVE_INT8);
     F(size, H5T_NATIVE_UINT64);
     F(work, H5T_NATIVE_DOUBLE);
-    insert_str(t, "units", HOFFSET(sp_node_row_t, units), sizeof(((sp_node_row_t *)0)->units));
+    sp__result_insert_str(t, "units", HOFFSET(sp_node_row_t, units),
+                          sizeof(((sp_node_row_t *)0)->units));
     F(samples, H5T_NATIVE_UINT32);
     F(median, H5T_NATIVE_DOUBLE);
     F(ci_lo, H5T_NATIVE_DOUBLE);
@@ -77,7 +57,7 @@ hid_t sp__node_row_type(void)
 hid_t sp__node_sample_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_node_sample_t));
-    hid_t kind_t = enum8(sp_node_kind_names, SP_NODE_KIND_COUNT);
+    hid_t kind_t = sp__result_enum8(sp_node_kind_names, SP_NODE_KIND_COUNT, 0);
 
     H5Tinsert(t, "rank", HOFFSET(sp_node_sample_t, rank), H5T_NATIVE_INT32);
     H5Tinsert(t, "kind", HOFFSET(sp_node_sample_t, kind), kind_t);
@@ -108,14 +88,14 @@ hid_t sp__node_outlier_type(void)
 {
     static const char *const scopes[] = {"rank", "node"};
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_node_outlier_row_t));
-    hid_t scope_t = enum8(scopes, 2);
-    hid_t kind_t = enum8(sp_node_kind_names, SP_NODE_KIND_COUNT);
+    hid_t scope_t = sp__result_enum8(scopes, 2, 0);
+    hid_t kind_t = sp__result_enum8(sp_node_kind_names, SP_NODE_KIND_COUNT, 0);
 
 #define F(name, type) H5Tinsert(t, #name, HOFFSET(sp_node_outlier_row_t, name), type)
     F(scope, scope_t);
     F(kind, kind_t);
     F(id, H5T_NATIVE_INT32);
-    insert_str(t, "host", HOFFSET(sp_node_outlier_row_t, host), SP_HOST_LEN);
+    sp__result_insert_str(t, "host", HOFFSET(sp_node_outlier_row_t, host), SP_HOST_LEN);
     F(median, H5T_NATIVE_DOUBLE);
     F(cohort, H5T_NATIVE_DOUBLE);
     F(ratio, H5T_NATIVE_DOUBLE);

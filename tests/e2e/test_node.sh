@@ -54,6 +54,21 @@ fi
 n_out=$(h5dump -H -d /node/outliers "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 [ "$n_out" = "2" ] && ok "/node/outliers holds the 2 outlier rows" || not_ok "/node/outliers rows: $n_out"
 
+# 2b. compare reads node files: one rank, then the same rank three times slower: both kinds
+# slower, exit 1
+one=(--backend host --mem-mib 4 --gemm-n 96 -d float --max-samples 20 --max-time 0.5)
+sp_mpirun 1 node "${one[@]}" -O "$TMP/c1.h5" >/dev/null 2>&1
+SCALEPROBE_TEST_SLOW=0:3 sp_mpirun 1 node "${one[@]}" -O "$TMP/c2.h5" >/dev/null 2>&1
+"$SCALEPROBE" compare "$TMP/c1.h5" "$TMP/c2.h5" >"$TMP/cmp" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -Eq '^node triad [0-9]+ B .* slower$' "$TMP/cmp" &&
+  grep -Eq '^node gemm_f32 96 .* slower$' "$TMP/cmp"; then
+  ok "compare of two node files: triad and gemm_f32 slower with the rank slowed 3x, exit 1"
+else
+  not_ok "compare node files: rc=$rc"
+  cat "$TMP/cmp"
+fi
+
 # 3. burn with a corrupted result on rank 1: reported with rank and time, exit 1, file complete
 f="$TMP/burn.h5"
 SCALEPROBE_TEST_CORRUPT=1 sp_mpirun 4 node --backend host --gemm-n 96 --no-baseline --burn 3 \

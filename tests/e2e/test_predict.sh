@@ -131,4 +131,19 @@ rc=$?
   grep -q -- '--microbatches' "$TMP/help" && ! grep -q -- '--warmup-steps' "$TMP/help" &&
   ok "--help lists the proxy's step options and predict's own, not the measurement's" ||
   not_ok "--help"
+# the compute rate from a `scaleprobe node` file: the median over ranks of the model type's GEMM
+sp_mpirun 2 node --backend host --mem-mib 4 --gemm-n 96 -d bfloat16 --max-samples 20 \
+  --max-time 0.5 -O "$TMP/node.h5" >/dev/null 2>&1
+nodeless=${small/--tflops 0.05/}
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $nodeless --tp 2 --pp 2 --alpha-us 1 --beta-gbps 1 --node "$TMP/node.h5" \
+  -O "$TMP/nd.h5" >/dev/null 2>&1
+rate=$("$SCALEPROBE" report "$TMP/nd.h5" 2>/dev/null | grep -o 'compute [0-9.e+-]* TFLOP/s: median gemm_bf16 over 2 ranks')
+[ -n "$rate" ] && ok "--node: $rate" || not_ok "--node: no compute rate from the node file"
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --alpha-us 1 --beta-gbps 1 --node "$TMP/node.h5" \
+  -O "$TMP/nd2.h5" >/dev/null 2>"$TMP/nd.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'either --tflops or --node' "$TMP/nd.err" && [ ! -e "$TMP/nd2.h5" ] &&
+  ok "--node with --tflops: exit 2" || not_ok "--node with --tflops: rc=$rc"
 finish
