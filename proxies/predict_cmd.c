@@ -121,7 +121,7 @@ typedef struct {
     int use_sweep;
     int tflops_given; /* --tflops on the command line */
     char source[SP_OPT_STRLEN + 128];
-    char compute_source[SP_OPT_STRLEN + 128];
+    char compute_source[SP_OPT_STRLEN + 256];
     sp_program_t *progs; /* p programs */
     sp_predict_result_t res;
     size_t ntasks;
@@ -258,6 +258,7 @@ static int load_node_rate(predict_t *pr)
     char msg[SP_OPT_STRLEN + 256];
     double *rates;
     size_t n = 0;
+    int other_type = 0;
     sp_reader_t rd;
 
     if (sp_reader_open_for("predict", path, &rd) != SP_OK) {
@@ -267,6 +268,8 @@ static int load_node_rate(predict_t *pr)
     for (size_t i = 0; rates != NULL && i < rd.nnode_rows; i++) {
         if (rd.node_rows[i].kind == (int8_t)kind && rd.node_rows[i].median > 0.0) {
             rates[n++] = rd.node_rows[i].median;
+            /* on the host, half and bfloat16 GEMMs run in float (docs/METHODOLOGY.md) */
+            other_type |= rd.node_rows[i].dtype != (int8_t)pr->cfg.dtype;
         }
     }
     if (rates == NULL || n == 0) {
@@ -280,8 +283,14 @@ static int load_node_rate(predict_t *pr)
     }
     pr->o.proxy.tflops = sp_stats_median(rates, n, rates) * 1e-3;
     snprintf(pr->compute_source, sizeof(pr->compute_source),
-             "; compute %.6g TFLOP/s: median %s over %zu ranks of %s", pr->o.proxy.tflops,
-             sp_node_kind_names[kind], n, path);
+             "; compute %.6g TFLOP/s: median %s over %zu ranks of %.900s%s", pr->o.proxy.tflops,
+             sp_node_kind_names[kind], n, path,
+             other_type ? " (computed in another type: a host BLAS has no 16-bit GEMM)" : "");
+    if (other_type) {
+        fprintf(stderr, "scaleprobe predict: warning: %s in %s was computed in another type "
+                        "than the model's; its rate is used as is\n",
+                sp_node_kind_names[kind], path);
+    }
     free(rates);
     sp_reader_close(&rd);
     return 0;

@@ -16,8 +16,9 @@
 static const char *const allowed_prefixes[] = {"NCCL_", "UCX_",   "OMPI_", "PMIX_", "SLURM_",
                                                "CUDA_", "NVIDIA_", "HWLOC_", "OMP_"};
 static const char *const allowed_names[] = {"LD_LIBRARY_PATH", "PATH", "SCALEPROBE_LOG"};
-static const char *const secret_words[] = {"TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD",
-                                           "CREDENTIAL"};
+/* PRECONDITION: Open MPI's OMPI_MCA_*_precondition_transports holds the job's PSM/OFI key */
+static const char *const secret_words[] = {"TOKEN",      "SECRET", "KEY",         "PASSWORD",
+                                           "PASSWD",     "CREDENTIAL", "PRECONDITION"};
 
 int sp_env_allowed(const char *name)
 {

@@ -94,7 +94,9 @@ void sp_hwinfo_hwloc(sp_fp_rank_t *r)
         }
     }
     /* no NIC local to the binding: the rank reaches the network through any of them */
-    snprintf(r->nics_near, sizeof(r->nics_near), "%s", r->nics_near[0] ? r->nics_near : r->nics);
+    if (r->nics_near[0] == '\0') {
+        snprintf(r->nics_near, sizeof(r->nics_near), "%s", r->nics);
+    }
     if (r->nics[0] == '\0') {
         snprintf(r->nics, sizeof(r->nics), "none");
         snprintf(r->nics_near, sizeof(r->nics_near), "none");
@@ -190,6 +192,7 @@ typedef struct {
     int (*count)(unsigned *);
     int (*by_index)(unsigned, nvml_dev_t *);
     int (*by_bus_id)(const char *, nvml_dev_t *);
+    int (*by_uuid)(const char *, nvml_dev_t *);
     int (*name)(nvml_dev_t, char *, unsigned);
     int (*uuid)(nvml_dev_t, char *, unsigned);
     int (*pci)(nvml_dev_t, nvml_pci_t *);
@@ -220,6 +223,7 @@ static int nvml_load(void *lib, nvml_api_t *api)
     sym_load(lib, "nvmlDeviceGetCount_v2", &api->count);
     sym_load(lib, "nvmlDeviceGetHandleByIndex_v2", &api->by_index);
     sym_load(lib, "nvmlDeviceGetHandleByPciBusId_v2", &api->by_bus_id);
+    sym_load(lib, "nvmlDeviceGetHandleByUUID", &api->by_uuid);
     sym_load(lib, "nvmlDeviceGetName", &api->name);
     sym_load(lib, "nvmlDeviceGetUUID", &api->uuid);
     sym_load(lib, "nvmlDeviceGetPciInfo_v3", &api->pci);
@@ -231,6 +235,44 @@ static int nvml_load(void *lib, nvml_api_t *api)
     /* the few every query needs; the rest are optional per property */
     return api->init != NULL && api->shutdown != NULL && api->count != NULL &&
            api->by_index != NULL;
+}
+
+/* The device CUDA would give this rank, by CUDA_VISIBLE_DEVICES (NVML numbers every GPU of the
+ * node and ignores it): entry local_rank % entries of the list, an NVML index or a GPU UUID.
+ * 0 when the variable is unset or the entry cannot be resolved (nothing is then recorded:
+ * guessing would record another GPU's clocks). */
+static int visible_device(const nvml_api_t *api, int local_rank, nvml_dev_t *dev)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    char list[256], *save = NULL, *tok;
+    int n = 0, want;
+
+    if (v == NULL || v[0] == '\0') {
+        return 0;
+    }
+    snprintf(list, sizeof(list), "%s", v);
+    for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        n++;
+    }
+    want = local_rank % (n > 0 ? n : 1);
+    snprintf(list, sizeof(list), "%s", v);
+    save = NULL;
+    tok = strtok_r(list, ",", &save);
+    for (int i = 0; tok != NULL && i < want; i++) {
+        tok = strtok_r(NULL, ",", &save);
+    }
+    if (tok == NULL) {
+        return 0;
+    }
+    if (strncmp(tok, "GPU-", 4) == 0 || strncmp(tok, "MIG-", 4) == 0) {
+        return api->by_uuid != NULL && api->by_uuid(tok, dev) == NVML_OK;
+    }
+    {
+        char *end = NULL;
+        long idx = strtol(tok, &end, 10);
+        return end != tok && *end == '\0' && idx >= 0 &&
+               api->by_index((unsigned)idx, dev) == NVML_OK;
+    }
 }
 
 static void nvml_device(const nvml_api_t *api, nvml_dev_t dev, sp_fp_rank_t *r)
@@ -317,8 +359,10 @@ void sp_hwinfo_nvml(const char *bus_id, int local_rank, sp_fp_rank_t *r)
     if (bus_id != NULL && bus_id[0] != '\0' && strcmp(bus_id, "-") != 0 && api.by_bus_id != NULL &&
         api.by_bus_id(bus_id, &dev) == NVML_OK) {
         snprintf(r->gpu_source, sizeof(r->gpu_source), "backend");
-    } else if (api.count(&count) == NVML_OK && count > 0 &&
-               api.by_index((unsigned)local_rank % count, &dev) == NVML_OK) {
+    } else if (visible_device(&api, local_rank, &dev)) {
+        snprintf(r->gpu_source, sizeof(r->gpu_source), "CUDA_VISIBLE_DEVICES");
+    } else if (getenv("CUDA_VISIBLE_DEVICES") == NULL && api.count(&count) == NVML_OK &&
+               count > 0 && api.by_index((unsigned)local_rank % count, &dev) == NVML_OK) {
         snprintf(r->gpu_source, sizeof(r->gpu_source), "local rank");
     } else {
         dev = NULL;

@@ -71,16 +71,16 @@ static int opts_valid(const sp_cp_opts_t *o)
 }
 
 /*
- * The best split of x[0..m) and its statistic (-1 when no split leaves min_seg values each
+ * The best split of x[0..m) and its statistic (-INFINITY when no split leaves min_seg values each
  * side). Moving value t from the right part to the left updates the three sums of |differences|
  * in O(m), so the scan over all splits is O(m^2).
  */
 static double best_split(const double *x, size_t m, size_t min_seg, size_t *tau_p)
 {
-    double between = 0.0, within_l = 0.0, within_r = 0.0, best = -1.0;
+    double between = 0.0, within_l = 0.0, within_r = 0.0, best = -INFINITY;
 
     if (m < 2 * min_seg) {
-        return -1.0;
+        return -INFINITY;
     }
     for (size_t j = 0; j < m; j++) {
         for (size_t k = j + 1; k < m; k++) {
@@ -114,11 +114,12 @@ static double best_split(const double *x, size_t m, size_t min_seg, size_t *tau_
 }
 
 /* Largest best-split statistic over the segments bounds[s]..bounds[s+1] of x; its segment and
- * split (absolute index) in *seg_p and *at_p. -1 when no segment can be split. */
+ * split (absolute index) in *seg_p and *at_p. -INFINITY when no segment can be split (Q itself
+ * may be negative: the estimate of a zero energy distance). */
 static double best_over_segments(const double *x, const size_t *bounds, size_t nseg, size_t min_seg,
                                  size_t *seg_p, size_t *at_p)
 {
-    double best = -1.0;
+    double best = -INFINITY;
 
     for (size_t s = 0; s < nseg; s++) {
         size_t tau = 0;
@@ -135,12 +136,12 @@ static double best_over_segments(const double *x, const size_t *bounds, size_t n
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p)
 {
-    return sp_cp_detect_first(x, n, opts, changes, max, nchanges_p, NULL);
+    return sp_cp_detect_first(x, n, opts, changes, max, nchanges_p, NULL, NULL);
 }
 
 sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *opts,
                                sp_cp_change_t *changes, size_t max, size_t *nchanges_p,
-                               double *first_p)
+                               double *first_p, int *first_perms_p)
 {
     size_t *bounds;
     double *work;
@@ -153,7 +154,7 @@ sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *op
         return SP_ERR_INVALID;
     }
     if (first_p != NULL) {
-        *first_p = 1.0;
+        *first_p = NAN; /* no test made */
     }
     if (n < 2 * opts->min_segment || max == 0) {
         *nchanges_p = 0;
@@ -180,7 +181,7 @@ sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *op
     while (nfound < max && (opts->max_changes == 0 || nfound < opts->max_changes)) {
         size_t seg = 0, at = 0, pseg = 0, pat = 0, hits = 0;
         double q = best_over_segments(x, bounds, nseg, opts->min_segment, &seg, &at);
-        if (q < 0.0) {
+        if (q == -INFINITY) {
             break; /* no segment long enough to split */
         }
         /* Under "no further change" the values of each segment are exchangeable, so shuffling
@@ -197,6 +198,9 @@ sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *op
             double p = (1.0 + (double)hits) / (1.0 + (double)nperm);
             if (nfound == 0 && first_p != NULL) {
                 *first_p = p;
+                if (first_perms_p != NULL) {
+                    *first_perms_p = nperm;
+                }
             }
             if (!(p < opts->alpha)) {
                 break;
@@ -380,7 +384,8 @@ sp_status_t sp_cp_analyze(const double *x, size_t n, const sp_cp_opts_t *opts, s
             o->z = z[i];
         }
     }
-    status = sp_cp_detect_first(r.clean, n, opts, r.changes, n / 2 + 1, &r.nchanges, &r.first_p);
+    status = sp_cp_detect_first(r.clean, n, opts, r.changes, n / 2 + 1, &r.nchanges, &r.first_p,
+                                &r.first_permutations);
     if (status != SP_OK) {
         goto out_free;
     }

@@ -55,8 +55,10 @@ typedef struct {
     double *clean; /* the n values detection ran on (outliers replaced) */
     size_t n;
     double first_p; /* p-value of the first test (the whole series' best split), significant or
-                     * not; 1 when the series is too short to test. For control over many
+                     * not; NaN when the series is too short to test. For control over many
                      * series (regress adjusts these across metrics). */
+    int first_permutations; /* how many permutations that test drew: its p is at least
+                             * 1 / (first_permutations + 1) */
 } sp_cp_result_t;
 
 /* Defaults: min_segment 3, 199 to 9,999 permutations, alpha 0.05, a fixed seed, no limit on
@@ -91,10 +93,11 @@ sp_status_t sp_cp_outliers(const double *x, size_t n, const sp_cp_opts_t *opts, 
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p);
 
-/* The same, also giving the p-value of the first test (1 when none could be made). */
+/* The same, also giving the p-value of the first test (NaN when none could be made) and its
+ * permutation count (either pointer may be NULL). */
 sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *opts,
                                sp_cp_change_t *changes, size_t max, size_t *nchanges_p,
-                               double *first_p);
+                               double *first_p, int *first_perms_p);
 
 /* Outlier screen, then detection on the cleaned series. res is caller storage, filled on
  * success (free its arrays with sp_cp_result_cleanup); errors as above. */

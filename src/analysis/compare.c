@@ -86,8 +86,8 @@ static const char *kv_get(const kv_list_t *l, const char *key)
     return NULL;
 }
 
-/* Variables the launcher sets anew for every job (ids, ports, session directories): they differ
- * between any two runs and explain nothing. */
+/* Variables the launcher sets anew for every job (ids, ports, session directories), and the
+ * options naming the run's output: they differ between any two runs and explain nothing. */
 static int volatile_name(const char *k)
 {
     static const char *const prefixes[] = {"PMIX_",
@@ -115,7 +115,10 @@ static int volatile_name(const char *k)
                                            "SLURM_JOB_START_TIME",
                                            "SLURM_JOB_END_TIME",
                                            "SLURM_STEP_LAUNCHER_PORT",
-                                           "SLURM_TOPOLOGY_ADDR"};
+                                           "SLURM_TOPOLOGY_ADDR",
+                                           /* options that name the run's own output */
+                                           "output",
+                                           "force"};
 
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
         if (strncmp(k, prefixes[i], strlen(prefixes[i])) == 0) {
@@ -165,7 +168,7 @@ static void diff_kv(emit_t *e, const char *what, const kv_list_t *a, const kv_li
                 const char *k = x->kv[i].key;
                 const char *other = kv_get(y, k);
                 int comm = strncmp(k, "NCCL_", 5) == 0 || strncmp(k, "UCX_", 4) == 0;
-                if ((comm_first && comm != (pass == 0)) || (comm_first && volatile_name(k))) {
+                if ((comm_first && comm != (pass == 0)) || volatile_name(k)) {
                     continue;
                 }
                 if (side == 1 && other != NULL) {
@@ -218,6 +221,9 @@ static void emit_differences(const sp_reader_t *a, const sp_reader_t *b, emit_t 
         read_kv(a->path, "/launch", &ea);
         read_kv(b->path, "/launch", &eb);
         diff_kv(e, "launch", &ea, &eb, 0, -1);
+        read_kv(a->path, "/config", &ea);
+        read_kv(b->path, "/config", &eb);
+        diff_kv(e, "option", &ea, &eb, 0, -1);
     }
     if (a->world_size != b->world_size || a->node_count != b->node_count) {
         char va[64], vb[64];
@@ -392,6 +398,7 @@ static const metric_t *find_metric(const metrics_t *ms, const char *label)
 
 /* A node file's metrics: per kind (and size), every rank's timed calls pooled, as the call's
  * duration in microseconds, so that above 1 still means B is slower. */
+#define NODE_POOL_MAX 20000
 static sp_status_t node_metrics(const sp_reader_t *rd, metrics_t *ms)
 {
     hid_t file, type;
@@ -419,6 +426,9 @@ static sp_status_t node_metrics(const sp_reader_t *rd, metrics_t *ms)
         const sp_node_row_t *r = &rd->node_rows[i];
         char label[96];
         metric_t *m;
+        if (r->kind < 0 || r->kind >= SP_NODE_KIND_COUNT) {
+            continue; /* a kind this version does not know */
+        }
         snprintf(label, sizeof(label), "node %s %llu%s", sp_node_kind_names[r->kind],
                  (unsigned long long)r->size, sp_node_kind_is_gemm(r->kind) ? "" : " B");
         if (find_metric(ms, label) != NULL) {
@@ -433,9 +443,18 @@ static sp_status_t node_metrics(const sp_reader_t *rd, metrics_t *ms)
         ms->n++;
         snprintf(m->label, sizeof(m->label), "%s", label);
         m->busbw = NAN;
-        for (size_t k = 0; k < nsmp; k++) {
-            if (smp[k].kind == r->kind && smp[k].time_s > 0.0) {
-                m->v[m->n++] = smp[k].time_s * 1e6;
+        {
+            /* thousands of ranks give millions of calls: every stride-th keeps the bootstrap
+             * bounded (at most NODE_POOL_MAX values) and every rank represented */
+            size_t total = 0, stride, seen = 0;
+            for (size_t k = 0; k < nsmp; k++) {
+                total += smp[k].kind == r->kind && smp[k].time_s > 0.0;
+            }
+            stride = total / NODE_POOL_MAX + 1;
+            for (size_t k = 0; k < nsmp; k++) {
+                if (smp[k].kind == r->kind && smp[k].time_s > 0.0 && seen++ % stride == 0) {
+                    m->v[m->n++] = smp[k].time_s * 1e6;
+                }
             }
         }
         m->comparable = m->n >= 2;
@@ -705,7 +724,10 @@ static int judge(point_t *pts, size_t n, double threshold, double fdr)
     for (size_t i = 0; i < n; i++) {
         p[i] = pts[i].r.p;
     }
-    sp_ab_bh_adjust(p, n, p);
+    if (sp_ab_bh_adjust(p, n, p) != SP_OK) {
+        free(p);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         int signif = p[i] <= fdr;
         pts[i].q = p[i];
@@ -775,11 +797,15 @@ static void json_points(const point_t *pts, size_t n, FILE *out)
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "%s\n    {\"point\": ", i ? "," : "");
         sp_json_str(out, pts[i].label);
-        fprintf(out,
-                ", \"ranks\": %d, \"nodes\": %d, \"a_us\": %.6g, \"b_us\": %.6g, \"ratio\": %.6g, "
-                "\"ci_lo\": %.6g, \"ci_hi\": %.6g, \"p\": %.6g, \"q\": %.6g, \"verdict\": \"%s\"}",
-                pts[i].world, pts[i].nodes, pts[i].a_us, pts[i].b_us, pts[i].r.ratio, pts[i].r.lo,
-                pts[i].r.hi, pts[i].r.p, pts[i].q, pts[i].verdict);
+        fprintf(out, ", \"ranks\": %d, \"nodes\": %d", pts[i].world, pts[i].nodes);
+        sp_json_num(out, "a_us", pts[i].a_us);
+        sp_json_num(out, "b_us", pts[i].b_us);
+        sp_json_num(out, "ratio", pts[i].r.ratio);
+        sp_json_num(out, "ci_lo", pts[i].r.lo);
+        sp_json_num(out, "ci_hi", pts[i].r.hi);
+        sp_json_num(out, "p", pts[i].r.p);
+        sp_json_num(out, "q", pts[i].q);
+        fprintf(out, ", \"verdict\": \"%s\"}", pts[i].verdict);
     }
 }
 
@@ -918,14 +944,10 @@ static void json_scaling(const scale_row_t *rows, size_t n, FILE *out)
         fprintf(out, "%s\n    {\"metric\": ", i ? "," : "");
         sp_json_str(out, rows[i].label);
         fprintf(out, ", \"nodes\": %d, \"ranks\": %d", rows[i].nodes, rows[i].world);
-        for (int s = 0; s < 2; s++) {
-            if (isnan(rows[i].value[s])) {
-                fprintf(out, ", \"%s\": null, \"%s_eff\": null", s ? "b" : "a", s ? "b" : "a");
-            } else {
-                fprintf(out, ", \"%s\": %.6g, \"%s_eff\": %.6g", s ? "b" : "a", rows[i].value[s],
-                        s ? "b" : "a", rows[i].eff[s]);
-            }
-        }
+        sp_json_num(out, "a", rows[i].value[0]);
+        sp_json_num(out, "a_eff", rows[i].eff[0]);
+        sp_json_num(out, "b", rows[i].value[1]);
+        sp_json_num(out, "b_eff", rows[i].eff[1]);
         fputc('}', out);
     }
 }
@@ -1006,18 +1028,14 @@ static void print_eva(const eva_row_t *rows, size_t n, const run_t *pred, size_t
 static void json_eva(const eva_row_t *rows, size_t n, FILE *out)
 {
     for (size_t i = 0; i < n; i++) {
-        double g = gap_of(&rows[i]);
         fprintf(out, "%s\n    {\"component\": ", i ? "," : "");
         sp_json_str(out, rows[i].label);
-        fprintf(out,
-                ", \"predicted_ms\": %.6g, \"measured_ms\": %.6g, \"ci_lo_ms\": %.6g, "
-                "\"ci_hi_ms\": %.6g, \"gap\": ",
-                rows[i].predicted_ms, rows[i].measured_ms, rows[i].lo_ms, rows[i].hi_ms);
-        if (isnan(g)) {
-            fprintf(out, "null}");
-        } else {
-            fprintf(out, "%.6g}", g);
-        }
+        sp_json_num(out, "predicted_ms", rows[i].predicted_ms);
+        sp_json_num(out, "measured_ms", rows[i].measured_ms);
+        sp_json_num(out, "ci_lo_ms", rows[i].lo_ms);
+        sp_json_num(out, "ci_hi_ms", rows[i].hi_ms);
+        sp_json_num(out, "gap", gap_of(&rows[i]));
+        fputc('}', out);
     }
 }
 
@@ -1101,6 +1119,11 @@ int sp_compare_main(int argc, char **argv)
             goto out;
         } else if (argv[i][0] != '-') {
             files[vs][nfiles[vs]++] = argv[i];
+        } else if (strcmp(argv[i], "--threshold") == 0 || strcmp(argv[i], "--fdr") == 0) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "%s needs a value (scaleprobe compare --help)", argv[i]);
+            rc = bad_usage(msg);
+            goto out;
         } else {
             char msg[256];
             snprintf(msg, sizeof(msg), "unknown option '%.64s' (%s)", argv[i],
@@ -1185,7 +1208,8 @@ int sp_compare_main(int argc, char **argv)
     }
     slower = judge(pts, npts, threshold, fdr);
     if (slower < 0) {
-        fprintf(stderr, "scaleprobe compare: error: out of memory\n");
+        fprintf(stderr, "scaleprobe compare: error: out of memory or a p-value that is not a "
+                        "number\n");
         goto out;
     }
     {

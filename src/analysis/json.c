@@ -1,6 +1,8 @@
 /* JSON output shared by the offline commands (see json.h). */
 #include "json.h"
 
+#include <math.h>
+
 /* Length of the valid UTF-8 sequence at s, 0 when s does not start one (overlong forms and
  * surrogates included), so JSON output stays valid whatever bytes a host name holds. */
 static size_t utf8_len(const unsigned char *s)
@@ -51,4 +53,13 @@ void sp_json_str(FILE *out, const char *str)
         s += n == 0 ? 1 : n;
     }
     fputc('"', out);
+}
+
+void sp_json_num(FILE *out, const char *key, double v)
+{
+    if (isfinite(v)) {
+        fprintf(out, ", \"%s\": %.6g", key, v);
+    } else {
+        fprintf(out, ", \"%s\": null", key);
+    }
 }

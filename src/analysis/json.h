@@ -9,4 +9,8 @@
  * a host name or an environment value holds. */
 void sp_json_str(FILE *out, const char *str);
 
+/* Write ', "key": v' with v as a JSON number (%.6g), or null when it is NaN or infinite (JSON
+ * has neither). */
+void sp_json_num(FILE *out, const char *key, double v);
+
 #endif

@@ -66,6 +66,7 @@ typedef struct {
     size_t noutliers, outliers_cap;
     size_t analyzed; /* metrics with at least MIN_RUNS runs */
     double *metric_p; /* per metric: p of its first change-point test (NaN: not analyzed) */
+    int *metric_perms; /* and how many permutations that test drew */
 } findings_t;
 
 /* ---- metrics of one file ---- */
@@ -341,6 +342,7 @@ static int analyze_metric(const metric_t *m, size_t idx, const size_t *order, si
         goto out;
     }
     f->metric_p[idx] = res.first_p;
+    f->metric_perms[idx] = res.first_permutations;
     for (size_t i = 0; i < n; i++) {
         y[i] = positive ? exp(res.clean[i]) : res.clean[i]; /* back to the metric's unit */
     }
@@ -390,6 +392,61 @@ out:
     return rc;
 }
 
+/* Drop what analyze_metric found for metric m (before analyzing it again). */
+static void drop_findings(findings_t *f, const metric_t *m)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < f->nshifts; i++) {
+        if (f->shifts[i].metric != m) {
+            f->shifts[k++] = f->shifts[i];
+        }
+    }
+    f->nshifts = k;
+    k = 0;
+    for (size_t i = 0; i < f->noutliers; i++) {
+        if (f->outliers[i].metric != m) {
+            f->outliers[k++] = f->outliers[i];
+        }
+    }
+    f->noutliers = k;
+}
+
+/* A permutation p-value is at least 1 / (permutations + 1), and Benjamini-Hochberg over m
+ * metrics multiplies the smallest by m: with 150 metrics and 2,222 permutations a shift that no
+ * permutation matched would still get q = 0.07. Metrics whose first test no permutation matched
+ * are tested again with enough permutations for their floor to be a quarter of alpha / m (at
+ * most REFINE_MAX). Only those: the others' p-values are already resolved. */
+#define REFINE_MAX 100000
+static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *order,
+                           size_t nruns, const sp_cp_opts_t *base, double threshold)
+{
+    size_t m = 0;
+    double need;
+    sp_cp_opts_t o = *base;
+
+    for (size_t i = 0; i < l->n; i++) {
+        m += !isnan(f->metric_p[i]);
+    }
+    need = ceil(4.0 * (double)m / base->alpha);
+    need = need > REFINE_MAX ? REFINE_MAX : need;
+    need = need < (double)base->permutations ? (double)base->permutations : need;
+    o.permutations = o.max_permutations = (int)need;
+    for (size_t i = 0; i < l->n; i++) {
+        double floor_p = 1.0 / ((double)f->metric_perms[i] + 1.0);
+        if (isnan(f->metric_p[i]) || f->metric_p[i] > floor_p * 1.000001 ||
+            (double)f->metric_perms[i] >= need) {
+            continue;
+        }
+        drop_findings(f, &l->m[i]);
+        f->analyzed--; /* analyze_metric counts it again */
+        if (analyze_metric(&l->m[i], i, order, nruns, &o, threshold, f) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Many metrics are tested at once: Benjamini-Hochberg over the p-values of every analyzed
  * metric's first test (is there any change in this series?) at level alpha; the shifts of a
  * metric whose q exceeds alpha are dropped. Within a kept metric, further splits are tested at
@@ -429,15 +486,6 @@ static int fdr_over_metrics(findings_t *f, const metric_list_t *l, double alpha)
 
 /* ---- output ---- */
 
-static void json_num(FILE *out, const char *key, double v)
-{
-    if (isfinite(v)) {
-        fprintf(out, ", \"%s\": %.6g", key, v);
-    } else {
-        fprintf(out, ", \"%s\": null", key);
-    }
-}
-
 static const char *direction(const shift_t *s)
 {
     return s->after > s->before ? "slower" : "faster";
@@ -468,14 +516,14 @@ static void print_json(const run_t *runs, const size_t *order, size_t nruns, con
         sp_json_str(out, s->metric->unit);
         fprintf(out, ", \"run\": %zu, \"path\": ", s->run);
         sp_json_str(out, runs[order[s->run]].path);
-        json_num(out, "before", s->before);
-        json_num(out, "after", s->after);
-        json_num(out, "ratio", s->r.ratio);
-        json_num(out, "ci_lo", s->r.lo);
-        json_num(out, "ci_hi", s->r.hi);
-        json_num(out, "p", s->p);
-        json_num(out, "busbw_before_gbps", s->bw_before);
-        json_num(out, "busbw_after_gbps", s->bw_after);
+        sp_json_num(out, "before", s->before);
+        sp_json_num(out, "after", s->after);
+        sp_json_num(out, "ratio", s->r.ratio);
+        sp_json_num(out, "ci_lo", s->r.lo);
+        sp_json_num(out, "ci_hi", s->r.hi);
+        sp_json_num(out, "p", s->p);
+        sp_json_num(out, "busbw_before_gbps", s->bw_before);
+        sp_json_num(out, "busbw_after_gbps", s->bw_after);
         fprintf(out, ", \"direction\": \"%s\"}", direction(s));
     }
     fprintf(out, "\n ],\n \"outliers\": [");
@@ -487,9 +535,9 @@ static void print_json(const run_t *runs, const size_t *order, size_t nruns, con
         sp_json_str(out, ot->metric->unit);
         fprintf(out, ", \"run\": %zu, \"path\": ", ot->run);
         sp_json_str(out, runs[order[ot->run]].path);
-        json_num(out, "value", ot->value);
-        json_num(out, "neighbours", ot->neighbours);
-        json_num(out, "z", ot->z);
+        sp_json_num(out, "value", ot->value);
+        sp_json_num(out, "neighbours", ot->neighbours);
+        sp_json_num(out, "z", ot->z);
         fprintf(out, "}");
     }
     fprintf(out, "\n ],\n \"summary\": {\"metrics\": %zu, \"shifts\": %zu, \"outliers\": %zu}}\n",
@@ -579,12 +627,15 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
     for (size_t i = 0; i < nfiles; i++) {
         sp_reader_t rd;
         char msg[8400];
-        sp_status_t st = sp_reader_open(files[i], &rd);
-        if (st != SP_OK) {
+        if (sp_reader_open_for("regress", files[i], &rd) != SP_OK) {
+            return 2;
+        }
+        if (rd.proxy_predicted || rd.has_node) {
             snprintf(msg, sizeof(msg), "%s: %s", files[i],
-                     st == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema "
-                                           "version)"
-                                         : "cannot be read");
+                     rd.has_node ? "a `scaleprobe node` result: regress takes sweeps or proxy runs"
+                                 : "a prediction, not a measured run (compare it with a run: "
+                                   "scaleprobe compare PREDICTED MEASURED)");
+            sp_reader_close(&rd);
             return bad(msg);
         }
         snprintf(runs[i].path, sizeof(runs[i].path), "%s", files[i]);
@@ -696,7 +747,8 @@ int sp_regress_main(int argc, char **argv)
         order[j] = k;
     }
     f.metric_p = malloc((l.n + 1) * sizeof(*f.metric_p));
-    if (f.metric_p == NULL) {
+    f.metric_perms = calloc(l.n + 1, sizeof(*f.metric_perms));
+    if (f.metric_p == NULL || f.metric_perms == NULL) {
         rc = bad("out of memory");
         goto out;
     }
@@ -706,6 +758,10 @@ int sp_regress_main(int argc, char **argv)
             rc = bad("out of memory");
             goto out;
         }
+    }
+    if (refine_at_floor(&f, &l, order, nfiles, &o, threshold) != 0) {
+        rc = bad("out of memory");
+        goto out;
     }
     if (fdr_over_metrics(&f, &l, o.alpha) != 0) {
         rc = bad("out of memory");
@@ -721,6 +777,7 @@ out:
     free(f.shifts);
     free(f.outliers);
     free(f.metric_p);
+    free(f.metric_perms);
     metrics_free(&l);
     free(order);
     free(runs);

@@ -21,7 +21,14 @@ static int node_force(const void *opts)
 
 static int node_backend(const void *opts)
 {
-    return ((const sp_node_opts_t *)opts)->backend;
+    int b = ((const sp_node_opts_t *)opts)->backend;
+#ifndef SP_NODE_GPU
+    /* a build without the GPU part (no cuBLAS) measures the host even on a GPU node */
+    if (b == SP_BACKEND_AUTO) {
+        b = SP_BACKEND_HOST;
+    }
+#endif
+    return b;
 }
 
 static void node_backend_config(const void *opts, sp_backend_config_t *cfg)

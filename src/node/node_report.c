@@ -105,32 +105,43 @@ static void print_kind(const sp_reader_t *rd, int kind, double *scratch, FILE *o
     }
 }
 
+static int cmp_burn_rank(const void *pa, const void *pb)
+{
+    const sp_node_burn_row_t *a = *(const sp_node_burn_row_t *const *)pa;
+    const sp_node_burn_row_t *b = *(const sp_node_burn_row_t *const *)pb;
+
+    return a->rank != b->rank ? (a->rank < b->rank ? -1 : 1)
+                              : (a->interval < b->interval ? -1 : a->interval > b->interval);
+}
+
 static void print_burn(const sp_reader_t *rd, FILE *out)
 {
     int nranks = rd->world_size;
-    double *rates = calloc(rd->nnode_burn + 1, sizeof(double));
+    size_t n = rd->nnode_burn;
+    double *rates = calloc(n + 1, sizeof(double));
+    const sp_node_burn_row_t **by_rank = calloc(n + 1, sizeof(*by_rank));
     size_t nwrong = 0;
 
-    if (rates == NULL) {
+    if (rates == NULL || by_rank == NULL) {
+        free(rates);
+        free(by_rank);
         return;
     }
-    fprintf(out, "# Burn: %zu rows (rank x interval), GFLOP/s over each interval's GEMMs\n",
-            rd->nnode_burn);
-    for (int rank = 0; rank < nranks; rank++) {
+    fprintf(out, "# Burn: %zu rows (rank x interval), GFLOP/s over each interval's GEMMs\n", n);
+    /* one pass over the rows sorted by rank, not one pass per rank */
+    for (size_t i = 0; i < n; i++) {
+        by_rank[i] = &rd->node_burn[i];
+    }
+    qsort(by_rank, n, sizeof(*by_rank), cmp_burn_rank);
+    for (size_t i = 0; i < n;) {
+        int rank = by_rank[i]->rank;
         size_t m = 0;
         uint64_t wrong = 0;
         double mn = INFINITY;
-        for (size_t i = 0; i < rd->nnode_burn; i++) {
-            const sp_node_burn_row_t *b = &rd->node_burn[i];
-            if (b->rank != rank) {
-                continue;
-            }
-            rates[m++] = b->rate;
-            mn = b->rate < mn ? b->rate : mn;
-            wrong += b->wrong;
-        }
-        if (m == 0) {
-            continue;
+        for (; i < n && by_rank[i]->rank == rank; i++) {
+            rates[m++] = by_rank[i]->rate;
+            mn = by_rank[i]->rate < mn ? by_rank[i]->rate : mn;
+            wrong += by_rank[i]->wrong;
         }
         if (nranks <= MAX_RANK_LINES || wrong > 0) {
             fprintf(out, "  burn rank %5d %-20.20s %4zu intervals, median %10.3f, min %10.3f, "
@@ -139,6 +150,7 @@ static void print_burn(const sp_reader_t *rd, FILE *out)
                     (unsigned long long)wrong);
         }
     }
+    free(by_rank);
     for (size_t i = 0; i < rd->nnode_burn; i++) {
         const sp_node_burn_row_t *b = &rd->node_burn[i];
         if (b->wrong == 0) {
@@ -178,6 +190,9 @@ void sp_node_report_print(const sp_reader_t *rd, FILE *out)
     }
     for (size_t i = 0; i < rd->nnode_outliers; i++) {
         const sp_node_outlier_row_t *o = &rd->node_outliers[i];
+        if (o->kind < 0 || o->kind >= SP_NODE_KIND_COUNT) {
+            continue; /* a kind this version does not know */
+        }
         fprintf(out, "# OUTLIER %s: %s %d (%s) at %.3f of the cohort median (CI %.3f-%.3f), "
                      "%.4f vs %.4f %s\n",
                 sp_node_kind_names[o->kind], o->scope == SP_NODE_SCOPE_RANK ? "rank" : "node",

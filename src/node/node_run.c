@@ -543,8 +543,8 @@ static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
     int done = 0;
     sp_status_t status = SP_OK;
 
-    sp_watchdog_beat(ctx->watchdog, "node %s: warm-up", sp_node_kind_names[kind]);
-    for (long i = 0; i < nr->o->warmup && status == SP_OK; i++) {
+    for (long i = 0; i < nr->o->warmup && status == SP_OK && !sp_signal_pending(); i++) {
+        sp_watchdog_beat(ctx->watchdog, "node %s: warm-up %ld", sp_node_kind_names[kind], i + 1);
         status = timed_call(nr, ops, st, kind, &s);
     }
     status = agree3(nr, status, &done);
@@ -675,12 +675,15 @@ static sp_status_t burn(node_run_t *nr)
         row.interval = (int32_t)iv;
         row.rank = ctx->rank;
         row.node = ctx->topo.node;
-        sp_watchdog_beat(ctx->watchdog, "node burn: interval %ld", iv);
+        /* a beat per GEMM (outside its timed region): an interval may be longer than
+         * --timeout; a signal ends the interval early, and agree3 below stops every rank */
         do {
+            sp_watchdog_beat(ctx->watchdog, "node burn: interval %ld, GEMM %u", iv,
+                             row.gemms + 1);
             status = timed_call(nr, ops, st, kind, &s);
             gemm_s += s;
             row.gemms++;
-        } while (status == SP_OK && sp_time_ns() < deadline);
+        } while (status == SP_OK && sp_time_ns() < deadline && !sp_signal_pending());
         if (status == SP_OK) {
             status = ops->result(st, kind, cur);
         }

@@ -120,7 +120,9 @@ rc=$?
 "$SCALEPROBE" compare "$TMP/A1.h5" "$TMP/S.h5" --common >"$TMP/common" 2>&1
 rc=$?
 [ "$rc" -le 1 ] && grep -q '^# 8 points compared' "$TMP/common" &&
-  ok "--common: the 8 points both have" || { not_ok "--common: rc=$rc"; cat "$TMP/common"; }
+  grep -q '^#   option maxbytes: A 1048576, B 262144' "$TMP/common" &&
+  ok "--common: the 8 points both have; the option that differs is listed" ||
+  { not_ok "--common: rc=$rc"; cat "$TMP/common"; }
 
 proxy=(proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 2 --vocab 512 --tflops 5 --steps 6)
 sp_mpirun 2 "${proxy[@]}" -O "$TMP/P.h5" >/dev/null 2>&1

@@ -27,6 +27,7 @@ static void test_secret_names(void **state)
     assert_true(sp_env_secret("NCCL_IB_SECRET"));
     assert_true(sp_env_secret("SLURM_JOB_TOKEN"));
     assert_true(sp_env_secret("ucx_password"));
+    assert_true(sp_env_secret("OMPI_MCA_orte_precondition_transports"));
     assert_true(sp_env_secret("CUDA_API_KEY"));
     assert_true(sp_env_secret("OMPI_CREDENTIALS_FILE"));
     assert_false(sp_env_secret("NCCL_DEBUG"));
