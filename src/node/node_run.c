@@ -31,7 +31,9 @@ typedef struct {
     sp_node_dev_cfg_t cfg;
     int slow_rank;        /* SCALEPROBE_TEST_SLOW=RANK:FACTOR, -1: none */
     double slow_factor;
-    int corrupt_rank;     /* SCALEPROBE_TEST_CORRUPT=RANK, -1: none */
+    int corrupt_rank;     /* SCALEPROBE_TEST_CORRUPT=RANK[:always], -1: none */
+    int corrupt_always;   /* ":always": every result of that rank, the reference too (a
+                           * deterministic fault, which only the cross-rank check can see) */
     size_t max_samples;
     double *times;        /* this rank's samples (s), max_samples */
     double *scratch;      /* max_samples doubles */
@@ -63,6 +65,7 @@ static void test_hooks_from_env(node_run_t *nr)
         nr->slow_factor = 1.0;
     }
     nr->corrupt_rank = corrupt != NULL && *corrupt != '\0' ? atoi(corrupt) : -1;
+    nr->corrupt_always = corrupt != NULL && strstr(corrupt, ":always") != NULL;
 }
 
 /* ---- devices ---- */
@@ -290,8 +293,8 @@ static sp_status_t node_begin(node_run_t *nr)
         snprintf(gpu, sizeof(gpu), "none (backend %s)", ctx->backend.ops->name);
     }
     snprintf(threshold, sizeof(threshold), "%g", nr->o->threshold);
-    snprintf(slow, sizeof(slow), "slow %d:%g, corrupt %d", nr->slow_rank, nr->slow_factor,
-             nr->corrupt_rank);
+    snprintf(slow, sizeof(slow), "slow %d:%g, corrupt %d%s", nr->slow_rank, nr->slow_factor,
+             nr->corrupt_rank, nr->corrupt_always ? " (always)" : "");
     if (ctx->result != NULL) {
         status = sp_node_result_begin(ctx->result, attrs,
                                       (int)(sizeof(attrs) / sizeof(attrs[0])) -
@@ -616,6 +619,76 @@ static sp_status_t burn_publish(node_run_t *nr, const sp_node_burn_row_t *rows,
     return status;
 }
 
+/* FNV-1a over a result's bytes. */
+static uint64_t result_hash(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* A device that is wrong from its first GEMM on matches its own reference forever. Every rank
+ * computes the same GEMM of the same inputs, so ranks with the same device (name, from the node
+ * map) and a deterministic BLAS give the same bits: rank 0 gathers a hash of every reference and
+ * names the ranks whose hash differs from a strict majority of their device group. Returns how
+ * many ranks differ (rank 0; 0 elsewhere). Outside any timed region. */
+static uint64_t check_references(node_run_t *nr, const unsigned char *ref, size_t bytes)
+{
+    sp_ctx_t *ctx = nr->ctx;
+    uint64_t mine = result_hash(ref, bytes), *all = NULL, bad = 0;
+    size_t n = (size_t)ctx->nranks, len = 0;
+    char list[512] = "";
+
+    if (ctx->rank == 0) {
+        all = calloc(n, sizeof(*all));
+    }
+    /* without room rank 0 still takes part, into its own value, and checks nothing */
+    MPI_Gather(&mine, 1, MPI_UINT64_T, all != NULL ? (void *)all : (void *)&mine, 1,
+               MPI_UINT64_T, 0, ctx->world);
+    for (size_t r = 0; all != NULL && r < n; r++) {
+        size_t group = 0, same = 0, best = 0;
+        uint64_t major = 0;
+        /* the majority hash of r's device group: O(n^2) in the worst case, once per burn */
+        for (size_t a = 0; a < n; a++) {
+            size_t c = 0;
+            if (strcmp(ctx->topo.ranks[a].device, ctx->topo.ranks[r].device) != 0) {
+                continue;
+            }
+            group++;
+            for (size_t b = 0; b < n; b++) {
+                c += all[b] == all[a] &&
+                     strcmp(ctx->topo.ranks[b].device, ctx->topo.ranks[r].device) == 0;
+            }
+            if (c > best) {
+                best = c;
+                major = all[a];
+            }
+        }
+        same = all[r] == major ? best : 0;
+        if (2 * best > group && same == 0) {
+            fprintf(stdout,
+                    "# WRONG RESULT: rank %zu (%s): its reference GEMM differs from that of %zu "
+                    "of the %zu ranks with device '%s' (same inputs: a deterministic fault, or "
+                    "another CPU or BLAS kernel)\n",
+                    r, ctx->topo.ranks[r].host, best, group, ctx->topo.ranks[r].device);
+            if (len < sizeof(list)) {
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%zu", bad ? "," : "",
+                                        r);
+            }
+            bad++;
+        }
+    }
+    if (bad > 0 && ctx->result != NULL) {
+        sp_node_result_attr(ctx->result, "burn_reference_differs", list);
+    }
+    fflush(stdout);
+    free(all);
+    return bad;
+}
+
 static sp_status_t burn(node_run_t *nr)
 {
     sp_ctx_t *ctx = nr->ctx;
@@ -649,7 +722,13 @@ static sp_status_t burn(node_run_t *nr)
     if (status == SP_OK) {
         status = ops->result(st, kind, ref);
     }
+    if (status == SP_OK && ctx->rank == nr->corrupt_rank && nr->corrupt_always) {
+        ref[0] ^= 1u;
+    }
     status = agree3(nr, status, &done);
+    if (status == SP_OK) {
+        wrong_total += check_references(nr, ref, bytes);
+    }
     if (status == SP_OK && ctx->rank == 0) {
         char v[160];
         snprintf(v, sizeof(v), "%s n %zu, %g s in intervals of %g s, one check per interval",
@@ -688,7 +767,9 @@ static sp_status_t burn(node_run_t *nr)
             status = ops->result(st, kind, cur);
         }
         if (status == SP_OK) {
-            if (ctx->rank == nr->corrupt_rank && !corrupted) {
+            if (ctx->rank == nr->corrupt_rank && nr->corrupt_always) {
+                cur[0] ^= 1u; /* wrong the same way as its reference: no check sees it */
+            } else if (ctx->rank == nr->corrupt_rank && !corrupted) {
                 cur[0] ^= 1u; /* the lowest bit of the first element: caught as well */
                 corrupted = 1;
             }
@@ -711,7 +792,8 @@ static sp_status_t burn(node_run_t *nr)
     }
     if (status == SP_OK && ctx->rank == 0) {
         fprintf(stdout, "# burn: %s\n",
-                wrong_total > 0 ? "WRONG RESULTS found (rows of /node/burn with wrong > 0)"
+                wrong_total > 0 ? "WRONG RESULTS found (rows of /node/burn with wrong > 0, ranks in "
+                                  "/node attribute burn_reference_differs)"
                                 : "every check matched the reference");
         fflush(stdout);
     }

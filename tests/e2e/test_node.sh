@@ -87,6 +87,20 @@ else
   not_ok "burn corrupt: rc=$rc rows=$burn_rows wrong lines=$wrong_lines"
   tail -8 "$TMP/out"
 fi
+# a rank wrong the same way from its first GEMM on (reference included) passes its own checks;
+# the cross-rank comparison of the references names it
+f="$TMP/burn3.h5"
+SCALEPROBE_TEST_CORRUPT=2:always sp_mpirun 4 node --backend host --gemm-n 64 --no-baseline \
+  --burn 1 --burn-interval 0.5 -O "$f" >"$TMP/out" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -Eq '^# WRONG RESULT: rank 2 \([^)]+\): its reference GEMM differs from that of 3 of the 4 ranks' "$TMP/out" &&
+  [ "$(grep -c '^# WRONG RESULT' "$TMP/out")" = 1 ] &&
+  h5dump -a /node/burn_reference_differs "$f" 2>/dev/null | grep -q '"2"'; then
+  ok "a rank wrong from its first GEMM: named by the cross-rank reference check, exit 1"
+else
+  not_ok "deterministic fault: rc=$rc"
+  grep -E 'WRONG|burn' "$TMP/out" | head -5
+fi
 # without the corruption the same burn passes every check
 f="$TMP/burn2.h5"
 sp_mpirun 2 node --backend host --gemm-n 64 --no-baseline --burn 1 --burn-interval 0.5 -O "$f" \
