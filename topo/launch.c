@@ -19,11 +19,22 @@ static const char *env_get(char *const *env, const char *name)
 
 static const char *launcher(char *const *env)
 {
+    const char *ns = env_get(env, "PMIX_NAMESPACE");
+
     if (env_get(env, "OMPI_MCA_orte_hnp_uri") != NULL) {
         return "mpirun"; /* ORTE's daemons start the ranks, also inside a Slurm allocation */
     }
+    if (ns != NULL && strncmp(ns, "prterun-", 8) == 0) {
+        return "mpirun"; /* Open MPI 5: PRRTE's namespace, also inside a Slurm allocation */
+    }
+    if (ns != NULL && strncmp(ns, "slurm.pmix.", 11) == 0) {
+        return "srun"; /* Slurm's PMIx plugin */
+    }
     if (env_get(env, "PMIX_RANK") != NULL) {
         return env_get(env, "SLURM_STEP_ID") != NULL ? "srun" : "pmix";
+    }
+    if (env_get(env, "PMI_RANK") != NULL) { /* PMI-1/2: srun --mpi=pmi2, MPICH's hydra */
+        return env_get(env, "SLURM_STEP_ID") != NULL ? "srun" : "pmi";
     }
     return "singleton";
 }

@@ -27,6 +27,12 @@ static void test_launchers(void **state)
     char *srun[] = {"PMIX_RANK=3", "SLURM_STEP_ID=2", "SLURM_JOB_ID=42", NULL};
     char *pmix[] = {"PMIX_RANK=1", NULL};
     char *alone[] = {"HOME=/root", NULL};
+    /* Open MPI 5 (PRRTE) inside an allocation, Slurm's PMIx plugin, PMI-2 */
+    char *prte[] = {"PMIX_NAMESPACE=prterun-node1-4242@1", "PMIX_RANK=0", "SLURM_STEP_ID=0",
+                    NULL};
+    char *slurm_ns[] = {"PMIX_NAMESPACE=slurm.pmix.42.0", "PMIX_RANK=0", NULL};
+    char *pmi2[] = {"PMI_RANK=5", "PMI_FD=7", "SLURM_STEP_ID=1", NULL};
+    char *hydra[] = {"PMI_RANK=5", "PMI_PORT=node1:3000", NULL};
     sp_kv_t kv[16];
     int n;
 
@@ -44,6 +50,14 @@ static void test_launchers(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(value_of(kv, n, "launcher"), "singleton");
     assert_int_equal(sp_launch_describe(alone, kv, 0), 0);
+    n = sp_launch_describe(prte, kv, 16);
+    assert_string_equal(value_of(kv, n, "launcher"), "mpirun");
+    n = sp_launch_describe(slurm_ns, kv, 16);
+    assert_string_equal(value_of(kv, n, "launcher"), "srun");
+    n = sp_launch_describe(pmi2, kv, 16);
+    assert_string_equal(value_of(kv, n, "launcher"), "srun");
+    n = sp_launch_describe(hydra, kv, 16);
+    assert_string_equal(value_of(kv, n, "launcher"), "pmi");
 }
 
 static void test_slurm_fields(void **state)
