@@ -11,6 +11,7 @@
 #include "intervals.h"
 #include "log.h"
 #include "replay.h"
+#include "stepmetrics.h"
 #include "timeutil.h"
 
 /* Entries one host stream queues before the enqueuing thread blocks (host_stream.c); a step
@@ -29,7 +30,7 @@ struct sp_engine {
     void *send_buf[SP_LANE_COUNT];
     void *recv_buf[SP_LANE_COUNT];
     sp_interval_t *iv;      /* per task, ns from the reference */
-    sp_interval_t *scratch; /* 2 * n tasks */
+    sp_interval_t *scratch; /* 2 (n tasks + 1): sp_step_metrics */
     int64_t ref_host_ns;
 };
 
@@ -339,49 +340,6 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
     return eng->prog.n;
 }
 
-/* Union list of this rank's intervals of one lane class (all communication when cls < 0) into
- * out (room for n tasks); returns its length. */
-static size_t class_union(const sp_engine_t *e, int cls, sp_interval_t *out)
-{
-    size_t k = 0, nu = 0;
-
-    for (size_t i = 0; i < e->prog.n; i++) {
-        int c = sp_lane_class(e->prog.tasks[i].lane);
-        if (cls < 0 ? c != SP_LANE_CLASS_COMPUTE : c == cls) {
-            out[k++] = e->iv[i];
-        }
-    }
-    sp_intervals_union(out, k, out, &nu);
-    return nu;
-}
-
-/* Span (first start to last end of its compute tasks) of each of this rank's schedule ops,
- * summed by type into sums[type], with counts[type]. */
-static void op_spans(const sp_engine_t *e, double sums[3], double counts[3])
-{
-    const sp_program_t *p = &e->prog;
-    sp_interval_t *span = e->scratch; /* n_sched_ops <= n tasks entries */
-
-    for (size_t k = 0; k < p->n_sched_ops; k++) {
-        span[k].start_ns = INT64_MAX;
-        span[k].end_ns = INT64_MIN;
-    }
-    for (size_t i = 0; i < p->n; i++) {
-        const sp_task_t *t = &p->tasks[i];
-        if (t->kind == SP_TASK_COMPUTE && t->sched_op >= 0) {
-            sp_interval_t *s = &span[t->sched_op];
-            s->start_ns = e->iv[i].start_ns < s->start_ns ? e->iv[i].start_ns : s->start_ns;
-            s->end_ns = e->iv[i].end_ns > s->end_ns ? e->iv[i].end_ns : s->end_ns;
-        }
-    }
-    for (size_t k = 0; k < p->n_sched_ops; k++) {
-        if (span[k].end_ns >= span[k].start_ns) {
-            sums[p->sched[k].type] += (double)(span[k].end_ns - span[k].start_ns);
-            counts[p->sched[k].type] += 1.0;
-        }
-    }
-}
-
 /* Replay every stage's op list with its stage's durations; this stage's idle / makespan. */
 static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, double *frac_p)
 {
@@ -411,62 +369,6 @@ static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, 
     return st;
 }
 
-/* Idle gaps of the compute lane, each charged to the phase of the task it precedes; the gap
- * after the last compute task, to the step's end, is cool-down. */
-static void bubble_phases(const sp_engine_t *e, int64_t step, double ms[SP_PHASE_COUNT])
-{
-    int64_t prev = 0;
-
-    for (size_t i = 0; i < e->prog.n; i++) {
-        const sp_task_t *t = &e->prog.tasks[i];
-        if (t->kind != SP_TASK_COMPUTE) {
-            continue;
-        }
-        if (e->iv[i].start_ns > prev) {
-            ms[t->phase] += (double)(e->iv[i].start_ns - prev) / 1e6;
-        }
-        prev = e->iv[i].end_ns > prev ? e->iv[i].end_ns : prev;
-    }
-    if (step > prev) {
-        ms[SP_PHASE_COOLDOWN] += (double)(step - prev) / 1e6;
-    }
-}
-
-/* Mean of measured / nominal compute time for tasks that ran with (1) and without (0)
- * communication in flight on this rank; their ratio, NaN when either set is empty. */
-static double slowdown(const sp_engine_t *e, const sp_interval_t *comm, size_t ncomm)
-{
-    double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
-
-    for (size_t i = 0; i < e->prog.n; i++) {
-        const sp_task_t *t = &e->prog.tasks[i];
-        int with;
-        if (t->kind != SP_TASK_COMPUTE || t->dur_ns == 0) {
-            continue;
-        }
-        with = sp_intervals_intersect_length(&e->iv[i], 1, comm, ncomm) > 0;
-        sum[with] += (double)(e->iv[i].end_ns - e->iv[i].start_ns) / (double)t->dur_ns;
-        cnt[with] += 1.0;
-    }
-    if (cnt[0] == 0.0 || cnt[1] == 0.0) {
-        return NAN;
-    }
-    return (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
-}
-
-static void lane_metrics(const sp_engine_t *e, int cls, const sp_interval_t *u, size_t nu,
-                         double *ms, double *overlap, double *exposed)
-{
-    sp_interval_t *c = e->scratch + e->prog.n + 1;
-    size_t nc = class_union(e, cls, c);
-    int64_t len = sp_intervals_length(c, nc);
-    int64_t both = sp_intervals_intersect_length(c, nc, u, nu);
-
-    *ms = (double)len / 1e6;
-    *overlap = len > 0 ? (double)both / (double)len : NAN;
-    *exposed = (double)(len - both) / 1e6;
-}
-
 /* Each stage's mean F, B and W span over all its ranks (every rank gets all stages'):
  * *costs_p, p entries, owned by the caller. Collective over world. */
 static sp_status_t stage_costs(sp_engine_t *e, double *mine, sp_replay_cost_t **costs_p)
@@ -478,7 +380,7 @@ static sp_status_t stage_costs(sp_engine_t *e, double *mine, sp_replay_cost_t **
     /* agreed first, so every rank takes part in the same reduction or none does */
     sp_status_t st = sp_agree(e->comms.world, all && sums && costs ? SP_OK : SP_ERR_NOMEM);
 
-    op_spans(e, mine, mine + 3);
+    sp_step_op_spans(&e->prog, e->iv, e->scratch, mine, mine + 3);
     if (st == SP_OK) {
         memcpy(all + (size_t)e->stage * 6, mine, 6 * sizeof(*mine));
         MPI_Allreduce(all, sums, p * 6, MPI_DOUBLE, MPI_SUM, e->comms.world);
@@ -501,13 +403,9 @@ static sp_status_t stage_costs(sp_engine_t *e, double *mine, sp_replay_cost_t **
 
 static sp_status_t compute_metrics(sp_engine_t *e, sp_proxy_rank_row_t *r)
 {
-    sp_interval_t *u = e->scratch;
-    sp_interval_t *comm = e->scratch + e->prog.n + 1;
     double mine[6] = {0};
     sp_replay_cost_t *costs = NULL;
-    double phase[SP_PHASE_COUNT] = {0};
     int64_t end = 0, step = 0;
-    size_t nu, ncomm;
     sp_status_t st;
 
     for (size_t i = 0; i < e->prog.n; i++) {
@@ -522,26 +420,11 @@ static sp_status_t compute_metrics(sp_engine_t *e, sp_proxy_rank_row_t *r)
     if (st != SP_OK) {
         return st;
     }
-    nu = class_union(e, SP_LANE_CLASS_COMPUTE, u);
     r->rank = e->rank;
     r->stage = e->stage;
     r->dp = e->dp_rank;
     r->tp = e->tp_rank;
-    r->step_ms = (double)step / 1e6;
-    r->busy_ms = (double)sp_intervals_length(u, nu) / 1e6;
-    r->bubble_ms = r->step_ms - r->busy_ms;
-    r->bubble_frac = step > 0 ? r->bubble_ms / r->step_ms : 0.0;
-    bubble_phases(e, step, phase);
-    r->warmup_ms = phase[SP_PHASE_WARMUP];
-    r->steady_ms = phase[SP_PHASE_STEADY];
-    r->cooldown_ms = phase[SP_PHASE_COOLDOWN];
-    lane_metrics(e, SP_LANE_CLASS_TP, u, nu, &r->tp_ms, &r->tp_overlap, &r->tp_exposed_ms);
-    lane_metrics(e, SP_LANE_CLASS_PP, u, nu, &r->pp_ms, &r->pp_overlap, &r->pp_exposed_ms);
-    lane_metrics(e, SP_LANE_CLASS_DP, u, nu, &r->dp_ms, &r->dp_overlap, &r->dp_exposed_ms);
-    ncomm = class_union(e, -1, comm);
-    r->exposed_ms = (double)(sp_intervals_length(comm, ncomm) -
-                             sp_intervals_intersect_length(comm, ncomm, u, nu)) / 1e6;
-    r->slowdown = slowdown(e, comm, ncomm);
+    sp_step_metrics(&e->prog, e->iv, step, e->scratch, r, NULL);
     return SP_OK;
 }
 

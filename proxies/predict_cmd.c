@@ -348,16 +348,12 @@ static sp_proxy_rank_row_t *expand_rows(const predict_t *pr)
         sp_proxy_rank_row_t *w = &rows[r];
         sp_layout_coord(&pr->layout, r, &c);
         s = &pr->res.stages[c.pp];
-        *w = (sp_proxy_rank_row_t){
-            .step = 0, .rank = r, .stage = c.pp, .dp = c.dp, .tp = c.tp,
-            .step_ms = s->step_ms, .busy_ms = s->busy_ms, .bubble_ms = s->bubble_ms,
-            .bubble_frac = s->bubble_frac, .predicted_frac = s->predicted_frac,
-            .warmup_ms = s->warmup_ms, .steady_ms = s->steady_ms, .cooldown_ms = s->cooldown_ms,
-            .tp_ms = s->tp_ms, .tp_overlap = s->tp_overlap, .tp_exposed_ms = s->tp_exposed_ms,
-            .pp_ms = s->pp_ms, .pp_overlap = s->pp_overlap, .pp_exposed_ms = s->pp_exposed_ms,
-            .dp_ms = s->dp_ms, .dp_overlap = s->dp_overlap, .dp_exposed_ms = s->dp_exposed_ms,
-            .exposed_ms = s->exposed_ms, .slowdown = s->slowdown,
-        };
+        *w = s->m;
+        w->step = 0;
+        w->rank = r;
+        w->stage = c.pp;
+        w->dp = c.dp;
+        w->tp = c.tp;
     }
     return rows;
 }

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "replay.h"
+#include "stepmetrics.h"
 
 /* ---- simulation ---- */
 
@@ -307,47 +308,13 @@ static sp_status_t simulate(sim_t *m)
 
 /* ---- metrics: the engine's definitions (engine.c) on simulated intervals ---- */
 
-/* Union of stage s's intervals of one lane class (all communication when cls < 0) into out. */
-static size_t class_union(const sp_program_t *pr, const sp_interval_t *iv, int cls,
-                          sp_interval_t *out)
-{
-    size_t k = 0, nu = 0;
-
-    for (size_t i = 0; i < pr->n; i++) {
-        int c = sp_lane_class(pr->tasks[i].lane);
-        if (cls < 0 ? c != SP_LANE_CLASS_COMPUTE : c == cls) {
-            out[k++] = iv[i];
-        }
-    }
-    sp_intervals_union(out, k, out, &nu);
-    return nu;
-}
-
-/* Mean span (first start to last end of its compute tasks) of the stage's F, B and W ops. */
+/* Mean span of the stage's F, B and W ops (the engine's stage costs, sp_step_op_spans). */
 static void op_costs(const sp_program_t *pr, const sp_interval_t *iv, sp_interval_t *span,
                      sp_replay_cost_t *cost)
 {
     double sums[3] = {0}, counts[3] = {0};
 
-    for (size_t k = 0; k < pr->n_sched_ops; k++) {
-        span[k].start_ns = INT64_MAX;
-        span[k].end_ns = INT64_MIN;
-    }
-    for (size_t i = 0; i < pr->n; i++) {
-        const sp_task_t *t = &pr->tasks[i];
-        if (t->kind == SP_TASK_COMPUTE && t->sched_op >= 0 &&
-            (size_t)t->sched_op < pr->n_sched_ops) {
-            sp_interval_t *s = &span[t->sched_op];
-            s->start_ns = iv[i].start_ns < s->start_ns ? iv[i].start_ns : s->start_ns;
-            s->end_ns = iv[i].end_ns > s->end_ns ? iv[i].end_ns : s->end_ns;
-        }
-    }
-    for (size_t k = 0; k < pr->n_sched_ops; k++) {
-        if (span[k].end_ns >= span[k].start_ns) {
-            sums[pr->sched[k].type] += (double)(span[k].end_ns - span[k].start_ns);
-            counts[pr->sched[k].type] += 1.0;
-        }
-    }
+    sp_step_op_spans(pr, iv, span, sums, counts);
     cost->t_f = counts[0] > 0 ? (int64_t)(sums[0] / counts[0] + 0.5) : 0;
     cost->t_b = counts[1] > 0 ? (int64_t)(sums[1] / counts[1] + 0.5) : 0;
     cost->t_w = counts[2] > 0 ? (int64_t)(sums[2] / counts[2] + 0.5) : 0;
@@ -387,76 +354,6 @@ static sp_status_t replay_fracs(const sim_t *m, sp_interval_t *scratch, double *
     return st;
 }
 
-static void lane_metrics(const sp_program_t *pr, const sp_interval_t *iv, int cls,
-                         const sp_interval_t *u, size_t nu, sp_interval_t *scratch, double *ms,
-                         double *overlap, double *exposed)
-{
-    size_t nc = class_union(pr, iv, cls, scratch);
-    int64_t len = sp_intervals_length(scratch, nc);
-    int64_t both = sp_intervals_intersect_length(scratch, nc, u, nu);
-
-    *ms = (double)len / 1e6;
-    *overlap = len > 0 ? (double)both / (double)len : NAN;
-    *exposed = (double)(len - both) / 1e6;
-}
-
-static void stage_metrics(const sp_program_t *pr, const sp_interval_t *iv, int64_t step,
-                          sp_interval_t *u, sp_interval_t *comm, sp_predict_stage_t *r)
-{
-    double phase[SP_PHASE_COUNT] = {0};
-    double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
-    int64_t prev = 0;
-    size_t nu = class_union(pr, iv, SP_LANE_CLASS_COMPUTE, u);
-    size_t ncomm;
-
-    r->step_ns = step;
-    r->busy_ns = sp_intervals_length(u, nu);
-    r->step_ms = (double)step / 1e6;
-    r->busy_ms = (double)r->busy_ns / 1e6;
-    r->bubble_ms = (double)(step - r->busy_ns) / 1e6;
-    r->bubble_frac = step > 0 ? (double)(step - r->busy_ns) / (double)step : 0.0;
-    /* idle gaps of the compute lane, charged to the phase of the task after them */
-    for (size_t i = 0; i < pr->n; i++) {
-        const sp_task_t *t = &pr->tasks[i];
-        if (t->kind != SP_TASK_COMPUTE) {
-            continue;
-        }
-        if (iv[i].start_ns > prev) {
-            phase[t->phase] += (double)(iv[i].start_ns - prev) / 1e6;
-        }
-        prev = max64(prev, iv[i].end_ns);
-    }
-    if (step > prev) {
-        phase[SP_PHASE_COOLDOWN] += (double)(step - prev) / 1e6;
-    }
-    r->warmup_ms = phase[SP_PHASE_WARMUP];
-    r->steady_ms = phase[SP_PHASE_STEADY];
-    r->cooldown_ms = phase[SP_PHASE_COOLDOWN];
-    lane_metrics(pr, iv, SP_LANE_CLASS_TP, u, nu, comm, &r->tp_ms, &r->tp_overlap,
-                 &r->tp_exposed_ms);
-    lane_metrics(pr, iv, SP_LANE_CLASS_PP, u, nu, comm, &r->pp_ms, &r->pp_overlap,
-                 &r->pp_exposed_ms);
-    lane_metrics(pr, iv, SP_LANE_CLASS_DP, u, nu, comm, &r->dp_ms, &r->dp_overlap,
-                 &r->dp_exposed_ms);
-    ncomm = class_union(pr, iv, -1, comm);
-    r->exposed_ms = (double)(sp_intervals_length(comm, ncomm) -
-                             sp_intervals_intersect_length(comm, ncomm, u, nu)) /
-                    1e6;
-    /* compute runs at its nominal rate in the model, so this is 1 (or NaN without one of the
-     * two sets), as the engine defines it */
-    for (size_t i = 0; i < pr->n; i++) {
-        const sp_task_t *t = &pr->tasks[i];
-        int with;
-        if (t->kind != SP_TASK_COMPUTE || t->dur_ns == 0) {
-            continue;
-        }
-        with = sp_intervals_intersect_length(&iv[i], 1, comm, ncomm) > 0;
-        sum[with] += (double)(iv[i].end_ns - iv[i].start_ns) / (double)t->dur_ns;
-        cnt[with] += 1.0;
-    }
-    r->slowdown = cnt[0] == 0.0 || cnt[1] == 0.0 ? NAN : (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
-}
-
 static sp_status_t check_args(const sp_program_t *progs, int p, int tp, int dp,
                               sp_predict_cost_fn cost, const sp_predict_result_t *res)
 {
@@ -478,7 +375,7 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
 {
     sim_t m = {.progs = progs, .p = p, .tp = tp, .dp = dp, .cost = cost, .cost_arg = cost_arg};
     sp_predict_result_t out = {.p = p};
-    sp_interval_t *u = NULL, *comm = NULL;
+    sp_interval_t *u = NULL;
     size_t most = 1;
     double *frac = NULL;
     sp_status_t st = check_args(progs, p, tp, dp, cost, res);
@@ -493,12 +390,11 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
         most = progs[s].n + 1 > most ? progs[s].n + 1 : most;
     }
     if (st == SP_OK) {
-        u = malloc(most * sizeof(*u));
-        comm = malloc(most * sizeof(*comm));
+        u = malloc(2 * most * sizeof(*u)); /* sp_step_metrics' scratch */
         frac = calloc((size_t)p, sizeof(*frac));
         out.stages = calloc((size_t)p, sizeof(*out.stages));
         out.spans = calloc((size_t)p, sizeof(*out.spans));
-        st = u && comm && frac && out.stages && out.spans ? SP_OK : SP_ERR_NOMEM;
+        st = u && frac && out.stages && out.spans ? SP_OK : SP_ERR_NOMEM;
     }
     if (st == SP_OK) {
         st = replay_fracs(&m, u, frac);
@@ -509,8 +405,10 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
         }
         for (int s = 0; s < p; s++) {
             out.spans[s] = m.iv + m.base[s];
-            stage_metrics(&progs[s], out.spans[s], out.step_ns, u, comm, &out.stages[s]);
-            out.stages[s].predicted_frac = frac[s];
+            out.stages[s].step_ns = out.step_ns;
+            sp_step_metrics(&progs[s], out.spans[s], out.step_ns, u, &out.stages[s].m,
+                            &out.stages[s].busy_ns);
+            out.stages[s].m.predicted_frac = frac[s];
         }
         *res = out;
         m.iv = NULL; /* owned by the result now, through spans[0] */
@@ -520,7 +418,6 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
     }
     free(m.iv);
     free(frac);
-    free(comm);
     free(u);
     sim_free(&m);
     return st;

@@ -18,6 +18,7 @@
 #include "coll.h"
 #include "intervals.h"
 #include "program.h"
+#include "result.h"
 #include "status.h"
 
 /* op of the cost callback for a pipeline message (collectives pass their sp_coll_kind_t). */
@@ -36,12 +37,7 @@ typedef double (*sp_predict_cost_fn)(void *arg, int op, uint64_t bytes, int nran
 typedef struct {
     int64_t step_ns; /* end of the last task of any stage (the step, every stage the same) */
     int64_t busy_ns; /* union of this stage's compute intervals */
-    double step_ms, busy_ms, bubble_ms, bubble_frac, predicted_frac;
-    double warmup_ms, steady_ms, cooldown_ms;
-    double tp_ms, tp_overlap, tp_exposed_ms;
-    double pp_ms, pp_overlap, pp_exposed_ms;
-    double dp_ms, dp_overlap, dp_exposed_ms;
-    double exposed_ms, slowdown;
+    sp_proxy_rank_row_t m; /* the engine's metrics (stepmetrics.h); identity fields unset */
 } sp_predict_stage_t;
 
 typedef struct {

@@ -93,12 +93,12 @@ static void check_fraction(sp_sched_kind_t kind, int p, int m, int v, int units)
         assert_int_equal(st->step_ns, res.step_ns);
         assert_int_equal((st->step_ns - st->busy_ns) * (int64_t)(units + p - 1),
                          st->step_ns * (int64_t)(p - 1));
-        assert_true(fabs(st->bubble_frac - st->predicted_frac) < 1e-12);
-        assert_true(fabs(st->bubble_frac - (double)(p - 1) / (double)(units + p - 1)) < 1e-12);
+        assert_true(fabs(st->m.bubble_frac - st->m.predicted_frac) < 1e-12);
+        assert_true(fabs(st->m.bubble_frac - (double)(p - 1) / (double)(units + p - 1)) < 1e-12);
         /* no TP or DP traffic; a receive's interval is its wait for the sender, as the engine
          * measures it, so PP time is not 0, but it is never longer than the idle time */
-        assert_true(isnan(st->tp_overlap) && isnan(st->dp_overlap));
-        assert_true(st->pp_exposed_ms <= (double)(st->step_ns - st->busy_ns) / 1e6 + 1e-12);
+        assert_true(isnan(st->m.tp_overlap) && isnan(st->m.dp_overlap));
+        assert_true(st->m.pp_exposed_ms <= (double)(st->step_ns - st->busy_ns) / 1e6 + 1e-12);
     }
     sp_predict_result_free(&res);
 }
@@ -151,7 +151,7 @@ static void test_zbh1_bubbles(void **state)
             for (int s = 0; s < ps[i]; s++) {
                 assert_int_equal(res.stages[s].step_ns - res.stages[s].busy_ns,
                                  (p - 1) * (tf + tb - tw));
-                assert_true(fabs(res.stages[s].bubble_frac - res.stages[s].predicted_frac) <
+                assert_true(fabs(res.stages[s].m.bubble_frac - res.stages[s].m.predicted_frac) <
                             1e-12);
             }
             sp_predict_result_free(&res);
@@ -180,11 +180,11 @@ static void test_hand_tp(void **state)
     run(&cfg, sp_predict_cost_ab, &ab, &res);
     assert_int_equal(res.step_ns, 81140);
     assert_int_equal(res.stages[0].busy_ns, 1140);
-    assert_true(fabs(res.stages[0].tp_ms - 0.080) < 1e-12);
-    assert_true(fabs(res.stages[0].tp_exposed_ms - 0.080) < 1e-12);
-    assert_true(res.stages[0].tp_overlap == 0.0);
-    assert_true(isnan(res.stages[0].pp_overlap)); /* no pipeline traffic */
-    assert_true(fabs(res.stages[0].exposed_ms - 0.080) < 1e-12);
+    assert_true(fabs(res.stages[0].m.tp_ms - 0.080) < 1e-12);
+    assert_true(fabs(res.stages[0].m.tp_exposed_ms - 0.080) < 1e-12);
+    assert_true(res.stages[0].m.tp_overlap == 0.0);
+    assert_true(isnan(res.stages[0].m.pp_overlap)); /* no pipeline traffic */
+    assert_true(fabs(res.stages[0].m.exposed_ms - 0.080) < 1e-12);
     sp_predict_result_free(&res);
 }
 
@@ -210,10 +210,10 @@ static void test_hand_pipeline(void **state)
     assert_int_equal(res.stages[0].busy_ns, 1050);
     assert_int_equal(res.stages[1].busy_ns, 1140);
     /* stage 1: bubble before its forward (warm-up) 25,350 ns, after its backward 25,700 */
-    assert_true(fabs(res.stages[1].warmup_ms - 0.02535) < 1e-12);
-    assert_true(fabs(res.stages[1].cooldown_ms - 0.0257) < 1e-12);
+    assert_true(fabs(res.stages[1].m.warmup_ms - 0.02535) < 1e-12);
+    assert_true(fabs(res.stages[1].m.cooldown_ms - 0.0257) < 1e-12);
     /* stage 1's receive [0, 25,350] and send [26,490, 51,490]: 50,350 ns on its PP lanes */
-    assert_true(fabs(res.stages[1].pp_ms - 0.05035) < 1e-12);
+    assert_true(fabs(res.stages[1].m.pp_ms - 0.05035) < 1e-12);
     sp_predict_result_free(&res);
 }
 
@@ -235,8 +235,8 @@ static void test_hand_ddp(void **state)
     cfg.flops_logits = 30;
     run(&cfg, sp_predict_cost_ab, &ab, &res);
     assert_int_equal(res.step_ns, 4140);
-    assert_true(fabs(res.stages[0].dp_exposed_ms - 0.003) < 1e-12);
-    assert_true(res.stages[0].dp_overlap == 0.0);
+    assert_true(fabs(res.stages[0].m.dp_exposed_ms - 0.003) < 1e-12);
+    assert_true(res.stages[0].m.dp_overlap == 0.0);
     sp_predict_result_free(&res);
 }
 
