@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,88 +266,43 @@ static void metrics_free(metrics_t *ms)
     ms->n = 0;
 }
 
-static void point_label(const sp_coll_row_t *r, char *label, size_t size)
-{
-    int has_redop = r->redop >= 0 && r->redop < SP_REDOP_COUNT;
-
-    snprintf(label, size, "%s %llu B %s%s%s%s", sp_coll_names[r->op], (unsigned long long)r->bytes,
-             sp_dtype_names[r->dtype], has_redop ? " " : "",
-             has_redop ? sp_redop_names[r->redop] : "", r->in_place ? " in-place" : "");
-    if (r->root > 0) {
-        size_t len = strlen(label);
-        snprintf(label + len, size - len, " root %d", (int)r->root);
-    }
-}
-
-/* The proxy's per-step metrics: the step time (rank 0's rows) and, averaged over ranks, the
- * components "compare predicted measured" explains a gap with. */
+/* The proxy's per-step metrics, averaged over ranks: the step time and the components
+ * "compare predicted measured" explains a gap with. */
 enum { PM_STEP, PM_BUSY, PM_BUBBLE, PM_EXPOSED, PM_TP, PM_PP, PM_DP, PM_COUNT };
-static const char *const proxy_metric_names[PM_COUNT] = {
-    "proxy step time",       "proxy compute (busy)",  "proxy bubble",         "proxy exposed comm",
-    "proxy exposed tp comm", "proxy exposed pp comm", "proxy exposed dp comm"};
-
-static double proxy_value(const sp_proxy_rank_row_t *r, int which)
-{
-    switch (which) {
-    case PM_STEP:
-        return r->step_ms;
-    case PM_BUSY:
-        return r->busy_ms;
-    case PM_BUBBLE:
-        return r->bubble_ms;
-    case PM_EXPOSED:
-        return r->exposed_ms;
-    case PM_TP:
-        return r->tp_exposed_ms;
-    case PM_PP:
-        return r->pp_exposed_ms;
-    default:
-        return r->dp_exposed_ms;
-    }
-}
+static const struct {
+    const char *label;
+    size_t offset; /* of the ms value in sp_proxy_rank_row_t */
+} proxy_metric[PM_COUNT] = {
+    {"proxy step time", offsetof(sp_proxy_rank_row_t, step_ms)},
+    {"proxy compute (busy)", offsetof(sp_proxy_rank_row_t, busy_ms)},
+    {"proxy bubble", offsetof(sp_proxy_rank_row_t, bubble_ms)},
+    {"proxy exposed comm", offsetof(sp_proxy_rank_row_t, exposed_ms)},
+    {"proxy exposed tp comm", offsetof(sp_proxy_rank_row_t, tp_exposed_ms)},
+    {"proxy exposed pp comm", offsetof(sp_proxy_rank_row_t, pp_exposed_ms)},
+    {"proxy exposed dp comm", offsetof(sp_proxy_rank_row_t, dp_exposed_ms)},
+};
 
 static sp_status_t proxy_metrics(const sp_reader_t *rd, metrics_t *ms)
 {
-    int steps = 0;
-
-    for (size_t i = 0; i < rd->nproxy; i++) {
-        steps = rd->proxy[i].step + 1 > steps ? rd->proxy[i].step + 1 : steps;
-    }
     ms->m = calloc(PM_COUNT, sizeof(*ms->m));
     if (ms->m == NULL) {
         return SP_ERR_NOMEM;
     }
     for (int k = 0; k < PM_COUNT; k++) {
         metric_t *m = &ms->m[ms->n];
-        double *count = calloc((size_t)steps + 1, sizeof(*count));
         int usable = 1;
-        m->v = calloc((size_t)steps + 1, sizeof(*m->v));
-        if (m->v == NULL || count == NULL) {
-            free(count);
+        if (sp_reader_proxy_steps(rd, proxy_metric[k].offset, &m->v, &m->n) != SP_OK) {
             return SP_ERR_NOMEM;
         }
         ms->n++;
-        snprintf(m->label, sizeof(m->label), "%s", proxy_metric_names[k]);
+        snprintf(m->label, sizeof(m->label), "%s", proxy_metric[k].label);
         m->busbw = NAN;
-        for (size_t i = 0; i < rd->nproxy; i++) {
-            const sp_proxy_rank_row_t *r = &rd->proxy[i];
-            if (r->step < 0 || (k == PM_STEP && r->rank != 0)) {
-                continue;
-            }
-            m->v[r->step] += proxy_value(r, k) * 1e3;
-            count[r->step] += 1.0;
-        }
-        m->n = (size_t)steps;
-        for (int st = 0; st < steps; st++) {
-            m->v[st] = count[st] > 0 ? m->v[st] / count[st] : NAN;
+        for (size_t st = 0; st < m->n; st++) {
+            m->v[st] *= 1e3; /* us, as sweep points */
             usable = usable && m->v[st] > 0.0; /* a lane without traffic: no ratio */
         }
-        free(count);
-        for (int st = 0; st < steps; st++) {
-            usable = usable && !isnan(m->v[st]);
-        }
-        m->comparable = usable && steps >= 2;
-        if (steps < 1 || !isfinite(m->v[0])) { /* a prediction has one step, zeros allowed */
+        m->comparable = usable && m->n >= 2;
+        if (m->n < 1 || !isfinite(m->v[0])) { /* a prediction has one step, zeros allowed */
             free(m->v);
             memset(m, 0, sizeof(*m));
             ms->n--;
@@ -380,7 +336,7 @@ static sp_status_t sweep_metrics(const sp_reader_t *rd, metrics_t *ms)
         m->n = rd->rows[i].samples;
         m->busbw = rd->rows[i].busbw_gbps;
         m->comparable = m->n >= 2;
-        point_label(&rd->rows[i], m->label, sizeof(m->label));
+        sp_reader_point_label(&rd->rows[i], m->label, sizeof(m->label));
         ms->n++;
     }
     return SP_OK;
@@ -849,14 +805,14 @@ static size_t scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_p
     size_t nl = 0;
 
     if (proxy) {
-        snprintf(labels[nl++], sizeof(labels[0]), "%s", proxy_metric_names[PM_STEP]);
+        snprintf(labels[nl++], sizeof(labels[0]), "%s", proxy_metric[PM_STEP].label);
     } else {
         for (size_t i = 0; i < first->rd.nrows; i++) {
             largest = first->rd.rows[i].bytes > largest ? first->rd.rows[i].bytes : largest;
         }
         for (size_t i = 0; i < first->rd.nrows && nl < 64; i++) {
             if (first->rd.rows[i].bytes == largest && !first->rd.rows[i].in_place) {
-                point_label(&first->rd.rows[i], labels[nl++], sizeof(labels[0]));
+                sp_reader_point_label(&first->rd.rows[i], labels[nl++], sizeof(labels[0]));
             }
         }
     }

@@ -5,9 +5,13 @@
 #include "launcher.h"
 
 #include <hdf5.h>
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
+#include "dtype.h"
 #include "log.h"
 #include "node_report.h"
 
@@ -338,4 +342,64 @@ sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *r
         sp_launcher_error(cmd, msg);
     }
     return status;
+}
+
+void sp_reader_point_label(const sp_coll_row_t *r, char *out, size_t len)
+{
+    int has_redop = r->redop >= 0 && r->redop < SP_REDOP_COUNT;
+    size_t n;
+
+    snprintf(out, len, "%s %llu B %s%s%s",
+             r->op >= 0 && r->op < SP_COLL_COUNT ? sp_coll_names[r->op] : "?",
+             (unsigned long long)r->bytes,
+             r->dtype >= 0 && r->dtype < SP_DTYPE_COUNT ? sp_dtype_names[r->dtype] : "?",
+             has_redop ? " " : "", has_redop ? sp_redop_names[r->redop] : "");
+    n = strlen(out);
+    if (r->root >= 0 && n < len) {
+        snprintf(out + n, len - n, " root %d", (int)r->root);
+        n = strlen(out);
+    }
+    if (r->in_place && n < len) {
+        snprintf(out + n, len - n, " in-place");
+    }
+}
+
+sp_status_t sp_reader_proxy_steps(const sp_reader_t *rd, size_t offset, double **values_p,
+                                  size_t *steps_p)
+{
+    size_t steps = 0;
+    double *v, *cnt;
+
+    *values_p = NULL;
+    *steps_p = 0;
+    for (size_t i = 0; i < rd->nproxy; i++) {
+        steps = rd->proxy[i].step >= 0 && (size_t)rd->proxy[i].step + 1 > steps
+                    ? (size_t)rd->proxy[i].step + 1
+                    : steps;
+    }
+    if (steps == 0) {
+        return SP_OK;
+    }
+    v = calloc(steps, sizeof(*v));
+    cnt = calloc(steps, sizeof(*cnt));
+    if (v == NULL || cnt == NULL) {
+        free(v);
+        free(cnt);
+        return SP_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < rd->nproxy; i++) {
+        double x;
+        memcpy(&x, (const char *)&rd->proxy[i] + offset, sizeof(x));
+        if (rd->proxy[i].step >= 0 && !isnan(x)) {
+            v[rd->proxy[i].step] += x;
+            cnt[rd->proxy[i].step] += 1.0;
+        }
+    }
+    for (size_t k = 0; k < steps; k++) {
+        v[k] = cnt[k] > 0.0 ? v[k] / cnt[k] : NAN;
+    }
+    free(cnt);
+    *values_p = v;
+    *steps_p = steps;
+    return SP_OK;
 }

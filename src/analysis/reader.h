@@ -70,6 +70,16 @@ sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *r
 sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p);
 
+/* The label of a sweep point, as compare and regress name it: "all_reduce 1048576 B float sum",
+ * then " root R" when the row has a root and " in-place". */
+void sp_reader_point_label(const sp_coll_row_t *r, char *out, size_t len);
+
+/* Per measured step of a proxy file, the mean over ranks of the double member at `offset` of
+ * sp_proxy_rank_row_t (NaN values left out; NaN for a step without any): *values_p (caller
+ * frees, NULL when there is no step) with *steps_p entries. SP_ERR_NOMEM. */
+sp_status_t sp_reader_proxy_steps(const sp_reader_t *rd, size_t offset, double **values_p,
+                                  size_t *steps_p);
+
 /* Host name of a rank, "?" when unknown. */
 const char *sp_reader_host(const sp_reader_t *rd, int rank);
 

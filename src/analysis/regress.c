@@ -121,26 +121,6 @@ static metric_t *metric_get(metric_list_t *l, const char *label, const sp_coll_r
     return m;
 }
 
-static void point_label(const sp_coll_row_t *r, char *out, size_t outlen)
-{
-    int has_redop = r->redop >= 0 && r->redop < SP_REDOP_COUNT;
-    size_t len;
-
-    snprintf(out, outlen, "%s %llu B %s%s%s",
-             r->op >= 0 && r->op < SP_COLL_COUNT ? sp_coll_names[r->op] : "?",
-             (unsigned long long)r->bytes,
-             r->dtype >= 0 && r->dtype < SP_DTYPE_COUNT ? sp_dtype_names[r->dtype] : "?",
-             has_redop ? " " : "", has_redop ? sp_redop_names[r->redop] : "");
-    len = strlen(out);
-    if (r->root >= 0 && len < outlen) {
-        snprintf(out + len, outlen - len, " root %d", (int)r->root);
-        len = strlen(out);
-    }
-    if (r->in_place && len < outlen) {
-        snprintf(out + len, outlen - len, " in-place");
-    }
-}
-
 /* The proxy's per-run values: the median over measured steps of the step time, and of the mean
  * over ranks of compute time, bubble fraction and exposed communication (all, per lane). */
 static const struct {
@@ -157,52 +137,21 @@ static const struct {
     {"proxy exposed pp comm", "ms", offsetof(sp_proxy_rank_row_t, pp_exposed_ms)},
 };
 
-static double proxy_field(const sp_proxy_rank_row_t *row, size_t offset)
-{
-    double v;
-
-    memcpy(&v, (const char *)row + offset, sizeof(v));
-    return v;
-}
-
-/* Median over steps of the per-step mean over ranks of one field (NaN values left out). */
+/* Median over steps of the per-step mean over ranks of one field (NaN when there is none). */
 static double proxy_run_value(const sp_reader_t *rd, size_t offset)
 {
-    int32_t steps = 0;
-    double *sum, *per_step, v;
-    int *cnt;
-    size_t k = 0;
+    double *per_step = NULL, v;
+    size_t steps = 0, k = 0;
 
-    for (size_t i = 0; i < rd->nproxy; i++) {
-        steps = rd->proxy[i].step + 1 > steps ? rd->proxy[i].step + 1 : steps;
-    }
-    if (steps <= 0) {
+    if (sp_reader_proxy_steps(rd, offset, &per_step, &steps) != SP_OK || steps == 0) {
         return NAN;
     }
-    sum = calloc((size_t)steps, sizeof(*sum));
-    cnt = calloc((size_t)steps, sizeof(*cnt));
-    per_step = calloc((size_t)steps, sizeof(*per_step));
-    if (sum == NULL || cnt == NULL || per_step == NULL) {
-        free(sum);
-        free(cnt);
-        free(per_step);
-        return NAN;
-    }
-    for (size_t i = 0; i < rd->nproxy; i++) {
-        double x = proxy_field(&rd->proxy[i], offset);
-        if (rd->proxy[i].step >= 0 && isfinite(x)) {
-            sum[rd->proxy[i].step] += x;
-            cnt[rd->proxy[i].step]++;
+    for (size_t s = 0; s < steps; s++) {
+        if (!isnan(per_step[s])) {
+            per_step[k++] = per_step[s];
         }
     }
-    for (int32_t s = 0; s < steps; s++) {
-        if (cnt[s] > 0) {
-            per_step[k++] = sum[s] / cnt[s];
-        }
-    }
-    v = sp_stats_median(per_step, k, per_step);
-    free(sum);
-    free(cnt);
+    v = k > 0 ? sp_stats_median(per_step, k, per_step) : NAN;
     free(per_step);
     return v;
 }
@@ -223,7 +172,7 @@ static int add_run(metric_list_t *l, const sp_reader_t *rd, size_t run)
     for (size_t i = 0; i < rd->nrows; i++) {
         char label[128];
         metric_t *m;
-        point_label(&rd->rows[i], label, sizeof(label));
+        sp_reader_point_label(&rd->rows[i], label, sizeof(label));
         m = metric_get(l, label, &rd->rows[i], "us");
         if (m == NULL) {
             return -1;
