@@ -30,6 +30,14 @@ void sp_signals_install(void)
     sa.sa_flags = SA_RESTART; /* waits in progress go on; the run checks at its safe points */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+
+    /* The launcher that forwards our output can be gone before we are (Open MPI 4's mpirun exits
+     * at a second signal without waiting for its ranks): a write to its pipe must fail, not kill
+     * rank 0 with the result file open. */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 int sp_signal_pending(void)

@@ -5,7 +5,7 @@
 #ifndef SP_SIGNALS_H
 #define SP_SIGNALS_H
 
-/* Install the handlers (process-wide; call once, after MPI_Init). */
+/* Install the handlers and ignore SIGPIPE (process-wide; call once, after MPI_Init). */
 void sp_signals_install(void);
 
 /* The first signal received (SIGTERM or SIGINT), 0 when none. Async-signal-safe to read. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Faults a job meets on a cluster, on one machine: a rank that hangs in the sweep or the proxy
-# (the watchdog names it and ends the job within --timeout + 10 s), SIGTERM mid-sweep (status partial, every finished point
-# kept), a second signal (exits at once), and a rank killed with SIGKILL (the job ends, the file
-# stays readable with the points finished before).
+# (the watchdog names it and ends the job within --timeout + 10 s), SIGTERM mid-sweep (status
+# partial, every finished point kept), two SIGTERMs to mpirun (it leaves its ranks; they still
+# close the file), a second signal to a rank (exits at once), and a rank killed with SIGKILL (the
+# job ends, the file stays readable with the points finished before).
 source "$(dirname "$0")/lib.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -18,6 +19,21 @@ pgrep_rank() {
     grep -qx "SP_FAULTS_TAG=$TMP" <<<"$env" && grep -qx "OMPI_COMM_WORLD_RANK=$1" <<<"$env" &&
       { echo "$p"; return; }
   done
+}
+# how many ranks of this test are running; wait (at most 30 s) until none is
+ranks_alive() {
+  local p c=0
+  for p in $(pgrep -x scaleprobe); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SP_FAULTS_TAG=$TMP" && c=$((c + 1))
+  done
+  echo "$c"
+}
+wait_gone() {
+  for _ in $(seq 300); do
+    [ "$(ranks_alive)" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  return 1
 }
 # wait until the job has printed $2 table rows to $1 (at most 60 s)
 wait_rows() {
@@ -61,31 +77,54 @@ else
   grep watchdog "$TMP/err"
 fi
 
-# 2. SIGTERM to mpirun mid-sweep (as scancel or a time limit sends it). Slurm gives a step
-# KillWait (30 s by default) between SIGTERM and SIGKILL; Open MPI 4's mpirun gives 1 s
-# (odls_base_sigkill_timeout), and its ranks then never finish MPI_Finalize, so a rank 0 still
-# in a point's warm-up when the SIGKILL comes is killed with the file open, and in 3 of about 20
-# runs here the file was left unreadable. The test gives mpirun a batch system's grace (10 s);
-# README says to do the same.
+# 2. SIGTERM to mpirun mid-sweep (as scancel or a time limit sends it): mpirun passes it to the
+# ranks, gives them about 1 s (odls_base_sigkill_timeout) and waits for them. The signal goes to
+# mpirun itself, once: `timeout` passes a SIGTERM to its child and then to its process group, and
+# Open MPI 4's mpirun takes the second as "forcibly terminate" and exits without waiting (case 2c).
 f="$TMP/term.h5"
-OMPI_MCA_odls_base_sigkill_timeout=10 timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep -O "$f" \
-  >"$TMP/out" 2>"$TMP/err" &
+timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep -O "$f" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 wait_rows "$TMP/out" 10
-kill -TERM "$job"
+kill -TERM "$(pgrep -P "$job" -x mpirun)"
 wait "$job"
 rc=$?
+left=$(ranks_alive)
+wait_gone
 printed=$(grep -c '^ *[0-9]' "$TMP/out")
 n=$(rows "$f")
 # a printed line is a size's out-of-place and in-place rows; the interrupted size may have its
 # out-of-place row and no line
-if [ "$rc" -ne 0 ] && [ "$(status_of "$f")" = partial ] && [ "${n:-0}" -ge $((2 * printed)) ] &&
-  [ "${n:-0}" -le $((2 * printed + 1)) ] &&
+if [ "$rc" -ne 0 ] && [ "$left" -eq 0 ] && [ "$(status_of "$f")" = partial ] &&
+  [ "${n:-0}" -ge $((2 * printed)) ] && [ "${n:-0}" -le $((2 * printed + 1)) ] &&
   [ "$printed" -ge 10 ] && grep -q 'interrupted by SIGTERM' "$TMP/err" &&
   "$SCALEPROBE" report "$f" >"$TMP/report" 2>&1 && grep -q 'did not complete' "$TMP/report"; then
-  ok "SIGTERM mid-sweep: exit $rc, status partial, $n rows in the file for the $printed lines printed, report reads it"
+  ok "SIGTERM mid-sweep: exit $rc, no rank left, status partial, $n rows in the file for the $printed lines printed, report reads it"
 else
-  not_ok "SIGTERM mid-sweep: rc=$rc status=$(status_of "$f") rows=$n printed=$printed"
+  not_ok "SIGTERM mid-sweep: rc=$rc ranks left $left status=$(status_of "$f") rows=$n printed=$printed"
+  tail -5 "$TMP/err"
+fi
+
+# 2c. two SIGTERMs to mpirun (a wrapper that signals the process group too, an impatient
+# Ctrl-C): mpirun exits at once and its ranks outlive it, with nowhere to print. They still stop,
+# and rank 0 closes the file as partial with every point finished (SIGPIPE is ignored).
+f="$TMP/term2.h5"
+timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 10
+mp=$(pgrep -P "$job" -x mpirun)
+t0=$(now_ms)
+kill -TERM "$mp"
+sleep 0.2
+kill -TERM "$mp"
+wait "$job"
+wait_gone
+dt=$(($(now_ms) - t0))
+n=$(rows "$f")
+if [ "$(ranks_alive)" -eq 0 ] && [ "$dt" -lt 15000 ] && [ "$(status_of "$f")" = partial ] &&
+  [ "${n:-0}" -ge 20 ]; then
+  ok "two SIGTERMs to mpirun: its ranks are gone $dt ms after the first, the file is partial with $n rows"
+else
+  not_ok "two SIGTERMs to mpirun: ranks left $(ranks_alive) after $dt ms, status $(status_of "$f"), rows $n"
   tail -5 "$TMP/err"
 fi
 
