@@ -54,10 +54,20 @@ typedef struct {
     long graph_k;
     char device_name[128];
     char bus_id[32];
+    struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
 } nccl_state_t;
 
 struct sp_event {
     cudaEvent_t ev;
+};
+
+/* A proxy stream (see nccl_stream_create). All of them are driven from the main thread. */
+struct sp_stream {
+    cudaStream_t stream;
+    ncclComm_t nccl; /* NULL after an abort */
+    int rank;
+    int nranks;
+    struct sp_stream *next; /* in nccl_state_t.streams */
 };
 
 /* Log a failed CUDA call once, with CUDA's own message, and classify it. */
@@ -100,8 +110,31 @@ int sp_backend_gpu_count(char *err, size_t errlen)
     return n;
 }
 
-/* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort the
- * communicator, so no rank stays blocked on a peer that will never come. */
+/* Abort every communicator of this rank: the backend's own and each proxy stream's. After one
+ * wait has timed out, kernels of the other communicators may wait on the same lost peer; left
+ * running, they would block ncclCommDestroy and the implicit device synchronization of cudaFree
+ * for ever. Operations on an aborted communicator answer SP_ERR_TIMEOUT. Returns how many. */
+static int abort_all(nccl_state_t *st)
+{
+    int n = 0;
+
+    if (st->nccl != NULL) {
+        ncclCommAbort(st->nccl);
+        st->nccl = NULL;
+        n++;
+    }
+    for (struct sp_stream *s = st->streams; s != NULL; s = s->next) {
+        if (s->nccl != NULL) {
+            ncclCommAbort(s->nccl);
+            s->nccl = NULL;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort every
+ * communicator (abort_all), so no rank stays blocked on a peer that will never come. */
 static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
                                    cudaError_t (*query)(void *), void *what_obj, const char *what)
 {
@@ -119,12 +152,8 @@ static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
             return nccl_check(st, async, what);
         }
         if (sp_time_ns() > deadline) {
-            sp_error("%s: no completion after %.1f s (--timeout); aborting the NCCL communicator",
-                     what, st->timeout_s);
-            if (*comm != NULL) {
-                ncclCommAbort(*comm);
-                *comm = NULL;
-            }
+            sp_error("%s: no completion after %.1f s (--timeout); aborted %d NCCL communicator(s)",
+                     what, st->timeout_s, abort_all(st));
             return SP_ERR_TIMEOUT;
         }
         nanosleep(&nap, NULL);
@@ -696,12 +725,6 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
  * stream's group (one communicator per stream, so operations of different streams never share a
  * communicator's ordering). Created with a unique id broadcast over the group, like the
  * backend's own; collective over the group only. */
-struct sp_stream {
-    cudaStream_t stream;
-    ncclComm_t nccl; /* NULL after an abort */
-    int rank;
-    int nranks;
-};
 
 static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
@@ -745,13 +768,22 @@ static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t *
         }
         return status;
     }
+    s->next = st->streams;
+    st->streams = s;
     *stream_p = s;
     return SP_OK;
 }
 
 static void nccl_stream_destroy(void *state, sp_stream_t *stream)
 {
-    (void)state;
+    nccl_state_t *st = state;
+
+    for (struct sp_stream **p = &st->streams; *p != NULL; p = &(*p)->next) {
+        if (*p == stream) {
+            *p = stream->next;
+            break;
+        }
+    }
     if (stream->nccl != NULL) {
         ncclCommDestroy(stream->nccl);
     }
