@@ -2,8 +2,8 @@
 # Faults a job meets on a cluster, on one machine: a rank that hangs in the sweep or the proxy
 # (the watchdog names it and ends the job within --timeout + 10 s), SIGTERM mid-sweep (status
 # partial, every finished point kept), two SIGTERMs to mpirun (it leaves its ranks; they still
-# close the file), a second signal to a rank (exits at once), and a rank killed with SIGKILL (the
-# job ends, the file stays readable with the points finished before).
+# close the file), a second signal to a rank (exits at once), and a rank, rank 0 too, killed with
+# SIGKILL (the job ends, the file stays readable with the points finished before).
 source "$(dirname "$0")/lib.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -186,6 +186,27 @@ if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$dt" -lt 30000 ] && [ "${n:-0}" -ge
   ok "kill -9 of rank 1: the job ends $dt ms later (exit $rc); the file is readable, status partial, $n rows"
 else
   not_ok "kill -9: victim '$victim' rc=$rc after $dt ms, rows '$n', status $(status_of "$f")"
+  tail -5 "$TMP/err"
+fi
+# 4b. kill -9 of rank 0, the writer: rows are flushed as they are appended and the status is
+# `partial` until the last write, so the file keeps every point whose line was printed
+f="$TMP/kill0.h5"
+timeout 120 mpirun -np 3 "$SCALEPROBE" $sweep --timeout 20 -O "$f" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_rows "$TMP/out" 10
+victim=$(pgrep_rank 0)
+kill -KILL "$victim"
+wait "$job"
+rc=$?
+wait_gone
+printed=$(grep -c '^ *[0-9]' "$TMP/out")
+n=$(rows "$f")
+if [ -n "$victim" ] && [ "$rc" -ne 0 ] && h5dump -H "$f" >/dev/null 2>&1 &&
+  [ "$(status_of "$f")" = partial ] && [ "${n:-0}" -ge $((2 * printed)) ] &&
+  "$SCALEPROBE" report "$f" >"$TMP/report" 2>&1; then
+  ok "kill -9 of rank 0: exit $rc; the file is readable, status partial, $n rows for the $printed lines printed, report reads it"
+else
+  not_ok "kill -9 of rank 0: victim '$victim' rc=$rc, rows '$n' for $printed lines, status $(status_of "$f")"
   tail -5 "$TMP/err"
 fi
 finish
