@@ -725,7 +725,6 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
  * stream's group (one communicator per stream, so operations of different streams never share a
  * communicator's ordering). Created with a unique id broadcast over the group, like the
  * backend's own; collective over the group only. */
-
 static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
     nccl_state_t *st = state;
