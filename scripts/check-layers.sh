@@ -4,7 +4,8 @@
 # Layers, lowest first (docs/ARCHITECTURE.md); a folder may include its own headers and those of
 # any layer listed before it. `--list` prints every folder's layer and stops.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+# SP_CHECK_ROOT: another tree to check (the test plants breaches in a copy)
+top=${SP_CHECK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"
 
 layers=(src/base topo src/runtime collectives node proxies analysis src)
@@ -33,6 +34,8 @@ for s in sources:
         where[name] = os.path.dirname(s)
 bad = 0
 graph = {}
+var_re = re.compile(r'^(static\s+)?(volatile\s+)?(unsigned\s+|signed\s+)?[a-z_][a-z0-9_]*\s+\**\s*'
+                    r'[a-z_][a-z0-9_]*\s*(\[[^]]*\])*\s*(=[^(]*)?;?\s*$')
 inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 for s in sources:
     d = os.path.dirname(s)
@@ -57,6 +60,15 @@ for s in sources:
         if rank[target] > rank[d]:
             print(f"{s}:{no}: includes {name} from {target}/, a higher layer than {d}/")
             bad += 1
+    # File-scope mutable state: a variable defined outside any function that is not const
+    # (log.c and signals.c may keep theirs: the logger's identity, the async-signal flag).
+    if s not in ('src/base/log.c', 'src/runtime/signals.c') and s.endswith(('.c', '.cu')):
+        depth = 0
+        for no, line in enumerate(lines, 1):
+            if depth == 0 and var_re.match(line) and 'const ' not in line.split('=')[0]:
+                print(f"{s}:{no}: file-scope mutable variable: {line.strip()}")
+                bad += 1
+            depth += line.count('{') - line.count('}')
     # A function body opens with '{' alone in column 0 (BreakBeforeBraces: Linux) and closes
     # with '}' in column 0; count the lines from its signature to the closing brace.
     start = None
