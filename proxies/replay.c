@@ -68,8 +68,8 @@ static sp_status_t check_args(sp_sched_kind_t kind, int p, int m, int v,
                               const sp_sched_op_t *const *ops, const size_t *n_ops,
                               const sp_replay_cost_t *cost, size_t stride)
 {
-    if (sp_schedule_get(kind) == NULL || p < 1 || m < 1 || v < 1 || ops == NULL ||
-        n_ops == NULL || cost == NULL) {
+    if (sp_schedule_get(kind) == NULL || p < 1 || m < 1 || v < 1 || ops == NULL || n_ops == NULL ||
+        cost == NULL) {
         sp_error("replay: bad arguments (kind %d, p=%d, m=%d, v=%d)", (int)kind, p, m, v);
         return SP_ERR_INVALID;
     }
@@ -239,9 +239,9 @@ out_free:
 }
 
 sp_status_t sp_replay_run(sp_sched_kind_t kind, int p, int m, int v,
-                          const sp_sched_op_t *const *ops,
-                          const size_t *n_ops, const sp_replay_cost_t *cost, int64_t *busy,
-                          int64_t *idle, int64_t *makespan_p)
+                          const sp_sched_op_t *const *ops, const size_t *n_ops,
+                          const sp_replay_cost_t *cost, int64_t *busy, int64_t *idle,
+                          int64_t *makespan_p)
 {
     replay_t rp = {.kind = kind, .p = p, .v = v, .ops = ops, .n_ops = n_ops, .cost = cost};
 

@@ -139,8 +139,7 @@ int sp_schedule_vstage(sp_sched_kind_t kind, int p, int v, int stage, int chunk)
     return s->placement->vstage(p, v, stage, chunk);
 }
 
-void sp_schedule_locate(sp_sched_kind_t kind, int p, int v, int vstage, int *stage_p,
-                        int *chunk_p)
+void sp_schedule_locate(sp_sched_kind_t kind, int p, int v, int vstage, int *stage_p, int *chunk_p)
 {
     const sp_schedule_t *s = sp_schedule_get(kind);
 
@@ -180,8 +179,8 @@ sp_status_t sp_schedule_build(sp_sched_kind_t kind, int p, int m, int v, int sta
     }
     st = sched_table[kind]->build(p, m, v, stage, ops);
     if (st == SP_ERR_NOMEM) {
-        sp_error("schedule %s: no memory for the order of p=%d, m=%d",
-                 sp_schedule_kind_name(kind), p, m);
+        sp_error("schedule %s: no memory for the order of p=%d, m=%d", sp_schedule_kind_name(kind),
+                 p, m);
     }
     if (st == SP_OK) {
         *n_p = need;

@@ -54,7 +54,8 @@ typedef struct sp_schedule {
     int split_bw;
     const sp_sched_placement_t *placement;
     /* write stage's sp_schedule_op_count() ops to ops (room checked by the caller) after the
-     * checks above passed; SP_ERR_NOMEM when scratch memory cannot be had, else SP_OK */
+     * checks above passed; SP_ERR_NOMEM when scratch memory cannot be had, SP_ERR_INVALID
+     * (logged) for an order it cannot build, else SP_OK */
     sp_status_t (*build)(int p, int m, int v, int stage, sp_sched_op_t *ops);
 } sp_schedule_t;
 
@@ -83,8 +84,7 @@ size_t sp_schedule_op_count(sp_sched_kind_t kind, int p, int m, int v);
  * chunk holding virtual stage `vstage`. Arguments must be in range (kind valid, 0 <= stage < p,
  * 0 <= chunk < v, 0 <= vstage < p*v); out of range gives -1 / -1, -1. */
 int sp_schedule_vstage(sp_sched_kind_t kind, int p, int v, int stage, int chunk);
-void sp_schedule_locate(sp_sched_kind_t kind, int p, int v, int vstage, int *stage_p,
-                        int *chunk_p);
+void sp_schedule_locate(sp_sched_kind_t kind, int p, int v, int vstage, int *stage_p, int *chunk_p);
 
 /* 1 when kind splits the backward into B and W, else 0. */
 int sp_schedule_splits_bw(sp_sched_kind_t kind);

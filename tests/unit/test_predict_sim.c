@@ -376,11 +376,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpipe_1f1b_bubbles), cmocka_unit_test(test_interleaved_bubbles),
-        cmocka_unit_test(test_zbh1_bubbles),
-        cmocka_unit_test(test_zbv_bubbles),       cmocka_unit_test(test_hand_tp),
-        cmocka_unit_test(test_hand_pipeline),      cmocka_unit_test(test_hand_ddp),
-        cmocka_unit_test(test_unknown_cost),       cmocka_unit_test(test_curve),
-        cmocka_unit_test(test_alpha_beta_factors),
+        cmocka_unit_test(test_zbh1_bubbles),       cmocka_unit_test(test_zbv_bubbles),
+        cmocka_unit_test(test_hand_tp),            cmocka_unit_test(test_hand_pipeline),
+        cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
+        cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

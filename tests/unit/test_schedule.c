@@ -71,8 +71,8 @@ static int64_t replay_makespan(sp_sched_kind_t kind, int p, int m, int v, int64_
     int64_t makespan = -1;
 
     build_all(kind, p, m, v, &g_all);
-    assert_int_equal(sp_replay_run(kind, p, m, v, g_all.list, g_all.n, &cost, busy, idle, &makespan),
-                     SP_OK);
+    assert_int_equal(
+        sp_replay_run(kind, p, m, v, g_all.list, g_all.n, &cost, busy, idle, &makespan), SP_OK);
     return makespan;
 }
 
@@ -318,10 +318,8 @@ static void test_validation(void **state)
     assert_int_equal(sp_schedule_op_count(SP_SCHED_INTERLEAVED, 4, 6, 2), 0);
 
     /* ZB-V: exactly two chunks, any p and m */
-    assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 1, 0, ops, MAX_OPS, &n),
-                     SP_ERR_INVALID);
-    assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 3, 0, ops, MAX_OPS, &n),
-                     SP_ERR_INVALID);
+    assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 1, 0, ops, MAX_OPS, &n), SP_ERR_INVALID);
+    assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 3, 0, ops, MAX_OPS, &n), SP_ERR_INVALID);
     assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 2, 0, ops, 47, &n), SP_ERR_INVALID);
     assert_int_equal(sp_schedule_build(SP_SCHED_ZBV, 4, 8, 2, 3, ops, 48, &n), SP_OK);
     assert_int_equal(n, 48);
@@ -344,8 +342,8 @@ static void test_placement(void **state)
             const int v = zbv ? 2 : kind == SP_SCHED_INTERLEAVED ? 3 : 1;
             for (int stage = 0; stage < p; stage++) {
                 for (int chunk = 0; chunk < v; chunk++) {
-                    const int want = zbv ? (chunk == 0 ? stage : 2 * p - 1 - stage)
-                                         : chunk * p + stage;
+                    const int want =
+                        zbv ? (chunk == 0 ? stage : 2 * p - 1 - stage) : chunk * p + stage;
                     const int vs = sp_schedule_vstage((sp_sched_kind_t)kind, p, v, stage, chunk);
                     assert_int_equal(vs, want);
                     sp_schedule_locate((sp_sched_kind_t)kind, p, v, vs, &r, &c);
@@ -642,6 +640,12 @@ static void test_replay_deadlock_and_bad_lists(void **state)
     assert_int_equal(sp_replay_run(SP_SCHED_1F1B, 2, 1, 1, cyc, ncyc, &negative, busy, NULL, &ms), SP_ERR_INVALID);
     assert_int_equal(sp_replay_run(SP_SCHED_1F1B, 0, 1, 1, cyc, ncyc, &cost, busy, NULL, &ms), SP_ERR_INVALID);
     assert_int_equal(sp_replay_run(SP_SCHED_1F1B, 2, 2, 1, cyc, ncyc, &cost, busy, NULL, NULL), SP_ERR_INVALID);
+
+    /* an unknown kind; a kind that cannot run with (p, m, v): its placement is undefined */
+    assert_int_equal(sp_replay_run(SP_SCHED_COUNT, 2, 2, 1, cyc, ncyc, &cost, busy, NULL, &ms),
+                     SP_ERR_INVALID);
+    assert_int_equal(sp_replay_run(SP_SCHED_ZBV, 2, 2, 1, cyc, ncyc, &cost, busy, NULL, &ms),
+                     SP_ERR_INVALID);
 
     /* outputs untouched by every failure */
     assert_int_equal(ms, -7);
