@@ -52,8 +52,7 @@ static const sp_opt_def_t proxy_defs[] = {
      "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
      on_off, 2},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
-     "pipeline schedule, one of proxies/schedule.h's registry (docs/METHODOLOGY.md; a wrong "
-     "name lists them)",
+     "pipeline schedule (a wrong name lists the choices; docs/METHODOLOGY.md describes each)",
      0, -1, sp_schedule_names, SP_SCHED_COUNT},
     {"microbatches", 0, SP_OPT_INT, OFF(microbatches), "8", "N", "microbatches per step", 1, 1e5,
      NULL, 0},
