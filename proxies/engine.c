@@ -41,8 +41,11 @@ static int lane_used(const sp_engine_t *e, int lane)
         return e->cfg.tp > 1;
     case SP_LANE_CLASS_DP:
         return e->cfg.dp > 1;
+    case SP_LANE_CLASS_PP:
+        /* the PP group creates them together: the colours of the placement, the same on all */
+        return sp_lane_pp_colour(lane) < sp_program_pp_colours(&e->cfg);
     default:
-        return 1; /* compute, and every PP lane: the PP group creates them together */
+        return 1; /* compute */
     }
 }
 
@@ -357,7 +360,8 @@ static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, 
         st = sp_schedule_build(c->kind, c->p, c->m, c->v, r, all + (size_t)r * n, n, &counts[r]);
     }
     if (st == SP_OK) {
-        st = sp_replay_run_staged(c->p, c->m, c->v, lists, counts, costs, NULL, idle, &makespan);
+        st = sp_replay_run_staged(c->kind, c->p, c->m, c->v, lists, counts, costs, NULL, idle,
+                                  &makespan);
     }
     if (st == SP_OK) {
         *frac_p = makespan > 0 ? (double)idle[e->stage] / (double)makespan : 0.0;

@@ -342,7 +342,8 @@ static sp_status_t replay_fracs(const sim_t *m, sp_interval_t *scratch, double *
         }
     }
     if (st == SP_OK) {
-        st = sp_replay_run_staged(m->p, mb, v, lists, counts, costs, NULL, idle, &makespan);
+        st = sp_replay_run_staged(m->progs[0].kind, m->p, mb, v, lists, counts, costs, NULL,
+                                  idle, &makespan);
     }
     for (int s = 0; s < m->p && st == SP_OK; s++) {
         frac[s] = makespan > 0 ? (double)idle[s] / (double)makespan : 0.0;

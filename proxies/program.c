@@ -22,6 +22,8 @@ static const struct {
     [SP_LANE_PP_BWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
     [SP_LANE_DP] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
     [SP_LANE_DP_GATHER] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
+    [SP_LANE_PP_FWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
 };
 
 static const char *const class_names[SP_LANE_CLASS_COUNT] = {"compute", "tp", "pp", "dp"};
@@ -277,20 +279,69 @@ static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
     }
 }
 
-static void emit_recv_send(builder_t *b, int recv, int vpeer)
+/* Colour of the pipeline edge from virtual stage e to e+1 (both ends compute the same one).
+ * Down the stages (a -> a+1) and across the loop's wrap (p-1 -> 0): a mod 2, and 2 for the wrap
+ * of an odd ring, so that no lane both sends and receives on a ring. Up the stages (a -> a-1,
+ * the V's way back): 2 + (a-1) mod 2, so that a stage's four edges of one direction (in and out,
+ * down and up) are on four lanes. No placement has both a wrap and up edges. */
+static int edge_colour(const sp_program_config_t *c, int e)
+{
+    int a, ca, b, cb;
+
+    sp_schedule_locate(c->kind, c->p, c->v, e, &a, &ca);
+    sp_schedule_locate(c->kind, c->p, c->v, e + 1, &b, &cb);
+    if (ca == cb && b == a - 1) {
+        return 2 + b % 2;
+    }
+    return (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
+}
+
+int sp_program_pp_colours(const sp_program_config_t *c)
+{
+    int n = 3; /* the loop's three, created whatever the schedule */
+
+    for (int e = 0; e + 1 < c->p * c->v; e++) {
+        int col = edge_colour(c, e);
+        n = col + 1 > n ? col + 1 : n;
+    }
+    return n;
+}
+
+static const sp_lane_t pp_lanes[2][SP_PP_COLOURS] = {
+    {SP_LANE_PP_FWD0, SP_LANE_PP_FWD1, SP_LANE_PP_FWD2, SP_LANE_PP_FWD3},
+    {SP_LANE_PP_BWD0, SP_LANE_PP_BWD1, SP_LANE_PP_BWD2, SP_LANE_PP_BWD3},
+};
+
+int sp_lane_pp_colour(int lane)
+{
+    for (int d = 0; d < 2; d++) {
+        for (int col = 0; col < SP_PP_COLOURS; col++) {
+            if ((int)pp_lanes[d][col] == lane) {
+                return col;
+            }
+        }
+    }
+    return -1;
+}
+
+/* The message of the current op to (recv 0) or from (recv 1) virtual stage vpeer; vs is the
+ * op's own. Nothing when vpeer is on this stage too (the V's turn): the compute lane's order
+ * carries the activation. */
+static void emit_recv_send(builder_t *b, int recv, int vs, int vpeer)
 {
     const sp_program_config_t *c = b->c;
-    int peer = vpeer % c->p;
+    int peer, peer_chunk;
     int fwd = b->type == SP_SCHED_OP_F;
-    /* colour of the edge a -> a+1 (mod p), a the sending stage of a forward edge */
-    int a = fwd == recv ? peer : c->stage;
-    int color = (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
-    int consumer = recv ? b->chunk * c->p + c->stage : vpeer;
+    int colour = edge_colour(c, vs < vpeer ? vs : vpeer);
+    int consumer = recv ? vs : vpeer;
     sp_task_t t;
     int32_t at;
 
-    task_init(b, &t, recv ? SP_TASK_RECV : SP_TASK_SEND,
-              (sp_lane_t)((fwd ? SP_LANE_PP_FWD0 : SP_LANE_PP_BWD0) + color));
+    sp_schedule_locate(c->kind, c->p, c->v, vpeer, &peer, &peer_chunk);
+    if (peer == c->stage) {
+        return;
+    }
+    task_init(b, &t, recv ? SP_TASK_RECV : SP_TASK_SEND, pp_lanes[fwd ? 0 : 1][colour]);
     t.ev_kind = (int8_t)(recv ? SP_EV_RECV : SP_EV_SEND);
     t.peer = peer;
     t.tag = b->mb * c->p * c->v + consumer;
@@ -314,9 +365,9 @@ static void emit_op(builder_t *b, size_t k)
     const sp_program_config_t *c = b->c;
     const sp_sched_op_t *op = &b->prog->sched[k];
     int V = c->p * c->v;
-    int vs = op->chunk * c->p + c->stage;
+    int vs = sp_schedule_vstage(c->kind, c->p, c->v, c->stage, op->chunk);
     int L = c->layers_per_chunk;
-    int zb = c->kind == SP_SCHED_ZBH1;
+    int zb = sp_schedule_splits_bw(c->kind);
     int last_grad = b->last_grad[op->chunk] == (int32_t)k;
     int from = -1, to = -1;
 
@@ -334,7 +385,7 @@ static void emit_op(builder_t *b, size_t k)
         to = vs - 1;
     }
     if (from >= 0) {
-        emit_recv_send(b, 1, from);
+        emit_recv_send(b, 1, vs, from);
     }
     if (op->type == SP_SCHED_OP_F) {
         for (int j = 0; j < L; j++) {
@@ -381,7 +432,7 @@ static void emit_op(builder_t *b, size_t k)
     }
     flush(b);
     if (to >= 0) {
-        emit_recv_send(b, 0, to);
+        emit_recv_send(b, 0, vs, to);
     }
 }
 
@@ -419,7 +470,7 @@ static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *pr
 static void mark_ops(builder_t *b)
 {
     const sp_program_t *p = b->prog;
-    int grad_type = b->c->kind == SP_SCHED_ZBH1 ? SP_SCHED_OP_W : SP_SCHED_OP_B;
+    int grad_type = sp_schedule_splits_bw(b->c->kind) ? SP_SCHED_OP_W : SP_SCHED_OP_B;
 
     b->first_b = p->n_sched_ops;
     b->last_f = 0;
@@ -480,6 +531,7 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
         b.st = b.deferred && b.last_grad ? SP_OK : SP_ERR_NOMEM;
     }
     if (b.st == SP_OK) {
+        prog->kind = cfg->kind;
         mark_ops(&b);
         for (size_t k = 0; k < prog->n_sched_ops && b.st == SP_OK; k++) {
             emit_op(&b, k);

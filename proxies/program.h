@@ -10,14 +10,17 @@
  *             block is all-gather -> compute -> reduce-scatter instead. The last virtual stage
  *             adds the logits (2bshV/tp) after its last layer.
  *   backward: the layers in reverse, MLP then attention, with the conjugate TP collectives; the
- *             logits' backward comes first. For ZB-H1 the backward B carries only the input
- *             gradient (FLOPs: projections and MLP once, attention core twice) and W the weight
- *             gradient (projections and MLP once), W without communication; otherwise B is the
- *             whole backward (2x forward).
+ *             logits' backward comes first. For a schedule that splits the backward (ZB-H1,
+ *             ZB-V) B carries only the input gradient (FLOPs: projections and MLP once,
+ *             attention core twice) and W the weight gradient (projections and MLP once), W
+ *             without communication; otherwise B is the whole backward (2x forward).
  * Pipeline: an F receives its input from the previous virtual stage and sends its output to the
- * next one; a B the reverse. A receive is posted when the previous compute task has finished
- * (as a CPU thread would post it), on one of 3 forward and 3 backward lanes chosen by the edge's
- * colour so that no lane both sends and receives on an odd ring.
+ * next one; a B the reverse; the schedule's placement (sp_schedule_vstage, sp_schedule_locate)
+ * says which stage holds a virtual stage, and an edge between two chunks of one stage (the V's
+ * turn on stage p-1) is no message. A receive is posted when the previous compute task has
+ * finished (as a CPU thread would post it), on one of 4 forward and 4 backward lanes chosen by
+ * the edge's colour so that no lane both sends and receives on an odd ring and, with the V, a
+ * stage's edges down and up the stages are on different lanes.
  * Data parallelism (dp > 1):
  *   DDP: the gradients of the chunk's last gradient op (microbatch m-1; earlier microbatches
  *        accumulate locally, Megatron's no_sync) fill buckets in reverse layer order; a bucket
@@ -56,8 +59,13 @@ typedef enum {
     SP_LANE_PP_BWD2,
     SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP) */
     SP_LANE_DP_GATHER, /* FSDP parameter all-gather */
+    SP_LANE_PP_FWD3,   /* the fourth pipeline colour (V placement), numbered after the rest */
+    SP_LANE_PP_BWD3,
     SP_LANE_COUNT
 } sp_lane_t;
+
+/* Pipeline lanes per direction (forward, backward): one per edge colour. */
+#define SP_PP_COLOURS 4
 
 /* What a lane's traffic is, for the overlap metrics. */
 typedef enum {
@@ -74,6 +82,7 @@ typedef enum { SP_GROUP_WORLD = 0, SP_GROUP_TP, SP_GROUP_PP, SP_GROUP_DP } sp_gr
 sp_lane_class_t sp_lane_class(int lane);
 sp_group_t sp_lane_group(int lane);
 const char *sp_lane_class_name(int cls); /* "compute", "tp", "pp", "dp"; "?" otherwise */
+int sp_lane_pp_colour(int lane);         /* edge colour of a pipeline lane, else -1 */
 
 typedef enum { SP_TASK_COMPUTE = 0, SP_TASK_COLL, SP_TASK_SEND, SP_TASK_RECV } sp_task_kind_t;
 
@@ -129,6 +138,7 @@ typedef struct {
     sp_task_t *tasks;
     size_t n;
     size_t cap;
+    sp_sched_kind_t kind;    /* the schedule (its placement: sp_schedule_vstage) */
     size_t n_sched_ops;      /* ops of the stage's schedule */
     sp_sched_op_t *sched;    /* the schedule op list, n_sched_ops entries */
 } sp_program_t;
@@ -137,6 +147,10 @@ typedef struct {
  * a size < 1; SP_ERR_NOMEM. On success *prog is owned by the caller (sp_program_free). */
 sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog);
 void sp_program_free(sp_program_t *prog); /* NULL or zeroed: no-op */
+
+/* Pipeline edge colours the configuration's placement uses, at least 3 (the lanes every run
+ * creates): 4 for the V placement. The same on every stage; lanes of colour >= this are unused. */
+int sp_program_pp_colours(const sp_program_config_t *c);
 
 /* Stream entries a lane needs for one step (waits, records and the task itself), for backends
  * with bounded queues. */

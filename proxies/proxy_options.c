@@ -6,8 +6,6 @@
 
 #include "backend.h"
 
-/* In the order of sp_sched_kind_t. */
-static const char *const sched_names[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
 const char *const sp_proxy_dp_mode_names[2] = {"ddp", "fsdp"};
 static const char *const on_off[] = {"on", "off"};
 
@@ -54,9 +52,8 @@ static const sp_opt_def_t proxy_defs[] = {
      "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
      on_off, 2},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
-     "pipeline schedule: gpipe, 1f1b, interleaved or zb-h1 (Megatron-LM's orders; ZB-H1 of Qi "
-     "et al.)",
-     0, -1, sched_names, 4},
+     "pipeline schedule (a wrong name lists the choices; docs/METHODOLOGY.md describes each)",
+     0, -1, sp_schedule_names, SP_SCHED_COUNT},
     {"microbatches", 0, SP_OPT_INT, OFF(microbatches), "8", "N", "microbatches per step", 1, 1e5,
      NULL, 0},
     {"chunks", 0, SP_OPT_INT, OFF(chunks), "1", "N",
@@ -194,6 +191,7 @@ sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, c
     sp_layout_target_t target;
     sp_model_t model;
     sp_sched_kind_t kind = sp_proxy_sched_kind(opts);
+    const char *why;
     int p;
 
     if (sp_proxy_layout(opts, nranks, &layout, err, errlen) != SP_OK) {
@@ -211,15 +209,11 @@ sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, c
         return SP_ERR_INVALID;
     }
     p = layout.pp;
-    if (sp_schedule_op_count(kind, p, (int)opts->microbatches, (int)opts->chunks) == 0 ||
-        (kind == SP_SCHED_INTERLEAVED &&
-         (p < 2 || opts->chunks < 2 || opts->microbatches % p != 0)) ||
-        (kind != SP_SCHED_INTERLEAVED && opts->chunks != 1)) {
-        snprintf(err, errlen,
-                 "schedule %s cannot run with pp %d, %ld microbatches and %ld chunks (gpipe, "
-                 "1f1b and zb-h1: chunks 1; interleaved: pp >= 2, chunks >= 2, microbatches a "
-                 "multiple of pp)",
-                 sched_names[opts->schedule], p, opts->microbatches, opts->chunks);
+    why = sp_schedule_why_invalid(kind, p, (int)opts->microbatches, (int)opts->chunks);
+    if (why != NULL) {
+        snprintf(err, errlen, "schedule %s cannot run with pp %d, %ld microbatches and %ld "
+                 "chunks: %s", sp_schedule_kind_name(kind), p, opts->microbatches, opts->chunks,
+                 why);
         return SP_ERR_INVALID;
     }
     if (opts->steps == 0 && opts->max_steps < opts->min_steps) {

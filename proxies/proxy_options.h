@@ -27,7 +27,7 @@ typedef struct {
     int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
     double bucket_mib;
     int overlap;  /* index into on, off */
-    int schedule; /* sp_sched_kind_t: gpipe, 1f1b, interleaved, zb-h1 */
+    int schedule; /* sp_sched_kind_t, an index into sp_schedule_names */
     long microbatches;
     long chunks;   /* model chunks per stage (interleaved) */
     int causal;

@@ -64,11 +64,18 @@ static int64_t op_duration(const sp_replay_cost_t *cost, int type)
     return type == SP_SCHED_OP_F ? cost->t_f : type == SP_SCHED_OP_B ? cost->t_b : cost->t_w;
 }
 
-static sp_status_t check_args(int p, int m, int v, const sp_sched_op_t *const *ops,
-                              const size_t *n_ops, const sp_replay_cost_t *cost, size_t stride)
+static sp_status_t check_args(sp_sched_kind_t kind, int p, int m, int v,
+                              const sp_sched_op_t *const *ops, const size_t *n_ops,
+                              const sp_replay_cost_t *cost, size_t stride)
 {
-    if (p < 1 || m < 1 || v < 1 || ops == NULL || n_ops == NULL || cost == NULL) {
-        sp_error("replay: bad arguments (p=%d, m=%d, v=%d)", p, m, v);
+    if (sp_schedule_get(kind) == NULL || p < 1 || m < 1 || v < 1 || ops == NULL || n_ops == NULL ||
+        cost == NULL) {
+        sp_error("replay: bad arguments (kind %d, p=%d, m=%d, v=%d)", (int)kind, p, m, v);
+        return SP_ERR_INVALID;
+    }
+    if (sp_schedule_why_invalid(kind, p, m, v) != NULL) {
+        sp_error("replay: schedule %s cannot run with p=%d, m=%d, v=%d: %s",
+                 sp_schedule_kind_name(kind), p, m, v, sp_schedule_why_invalid(kind, p, m, v));
         return SP_ERR_INVALID;
     }
     if ((int64_t)p * v > INT32_MAX) {
@@ -99,12 +106,90 @@ static sp_status_t check_args(int p, int m, int v, const sp_sched_op_t *const *o
     return SP_OK;
 }
 
-/* cost[r * stride] is stage r's: stride 0 for one cost on every stage, 1 for one per stage. */
-static sp_status_t replay(int p, int m, int v, const sp_sched_op_t *const *ops, const size_t *n_ops,
-                          const sp_replay_cost_t *cost, size_t stride, int64_t *busy,
-                          int64_t *idle, int64_t *makespan_p)
+/* Replay state: finish times, each stage's next op, clock and summed durations. */
+typedef struct {
+    sp_sched_kind_t kind;
+    int p, v;
+    const sp_sched_op_t *const *ops;
+    const size_t *n_ops;
+    const sp_replay_cost_t *cost;
+    size_t stride; /* cost[r * stride] is stage r's: 0 for one cost on every stage, 1 per stage */
+    replay_done_t done;
+    size_t *pos;
+    int64_t *clock;
+    int64_t *work;
+} replay_t;
+
+/* Run stage r's ops as far as their dependencies allow. *progressed_p is set when one ran.
+ * SP_ERR_INVALID (logged) for an op listed twice. */
+static sp_status_t run_stage(replay_t *rp, int r, int *progressed_p)
 {
-    sp_status_t st = check_args(p, m, v, ops, n_ops, cost, stride);
+    while (rp->pos[r] < rp->n_ops[r]) {
+        const sp_sched_op_t *op = &rp->ops[r][rp->pos[r]];
+        const int vs = sp_schedule_vstage(rp->kind, rp->p, rp->v, r, op->chunk);
+        int64_t *slot = done_slot(&rp->done, op->type, op->microbatch, vs);
+        if (*slot >= 0) {
+            sp_error("replay: stage %d lists op type %d of microbatch %d, chunk %d twice", r,
+                     (int)op->type, (int)op->microbatch, (int)op->chunk);
+            return SP_ERR_INVALID;
+        }
+        const int64_t ready = ready_at(&rp->done, op, vs);
+        if (ready < 0) {
+            return SP_OK;
+        }
+        const int64_t dur = op_duration(&rp->cost[(size_t)r * rp->stride], op->type);
+        rp->clock[r] = max64(rp->clock[r], ready) + dur;
+        rp->work[r] += dur;
+        *slot = rp->clock[r];
+        rp->pos[r]++;
+        *progressed_p = 1;
+    }
+    return SP_OK;
+}
+
+static void log_deadlock(const replay_t *rp)
+{
+    for (int r = 0; r < rp->p; r++) {
+        if (rp->pos[r] < rp->n_ops[r]) {
+            const sp_sched_op_t *op = &rp->ops[r][rp->pos[r]];
+            sp_error("replay: deadlock; stage %d waits at op %zu (type %d, microbatch %d, "
+                     "chunk %d)",
+                     r, rp->pos[r], (int)op->type, (int)op->microbatch, (int)op->chunk);
+            return;
+        }
+    }
+}
+
+/* Run every stage as far as its dependencies allow, pass after pass. An op's start depends only
+ * on finish times already fixed, so the pass order does not change the result. A pass that runs
+ * nothing while ops remain is a deadlock; each pass runs at least one op otherwise, so this ends
+ * after at most (total ops + 1) passes. */
+static sp_status_t run_passes(replay_t *rp)
+{
+    for (;;) {
+        int progressed = 0;
+        int remaining = 0;
+        for (int r = 0; r < rp->p; r++) {
+            sp_status_t st = run_stage(rp, r, &progressed);
+            if (st != SP_OK) {
+                return st;
+            }
+            remaining |= rp->pos[r] < rp->n_ops[r];
+        }
+        if (!remaining) {
+            return SP_OK;
+        }
+        if (!progressed) {
+            log_deadlock(rp);
+            return SP_ERR_INVALID;
+        }
+    }
+}
+
+static sp_status_t replay(replay_t *rp, int m, int64_t *busy, int64_t *idle, int64_t *makespan_p)
+{
+    const int p = rp->p;
+    sp_status_t st = check_args(rp->kind, p, m, rp->v, rp->ops, rp->n_ops, rp->cost, rp->stride);
     if (st != SP_OK) {
         return st;
     }
@@ -112,107 +197,65 @@ static sp_status_t replay(int p, int m, int v, const sp_sched_op_t *const *ops, 
         return SP_ERR_INVALID;
     }
 
-    replay_done_t done = {.m = m, .nvs = p * v, .end = NULL};
-    const size_t slots = (size_t)3 * (size_t)m * (size_t)done.nvs;
-    size_t *pos = NULL;
-    int64_t *clock = NULL;
-    int64_t *work = NULL;
-
-    done.end = malloc(slots * sizeof(*done.end));
-    pos = calloc((size_t)p, sizeof(*pos));
-    clock = calloc((size_t)p, sizeof(*clock));
-    work = calloc((size_t)p, sizeof(*work));
-    if (done.end == NULL || pos == NULL || clock == NULL || work == NULL) {
+    rp->done = (replay_done_t){.m = m, .nvs = p * rp->v, .end = NULL};
+    const size_t slots = (size_t)3 * (size_t)m * (size_t)rp->done.nvs;
+    rp->done.end = malloc(slots * sizeof(*rp->done.end));
+    rp->pos = calloc((size_t)p, sizeof(*rp->pos));
+    rp->clock = calloc((size_t)p, sizeof(*rp->clock));
+    rp->work = calloc((size_t)p, sizeof(*rp->work));
+    if (rp->done.end == NULL || rp->pos == NULL || rp->clock == NULL || rp->work == NULL) {
         sp_error("replay: no memory for %zu op slots", slots);
         st = SP_ERR_NOMEM;
         goto out_free;
     }
     for (size_t i = 0; i < slots; i++) {
-        done.end[i] = -1;
+        rp->done.end[i] = -1;
     }
-
-    /* Run every stage as far as its dependencies allow, pass after pass. An op's start depends
-     * only on finish times already fixed, so the pass order does not change the result. A pass
-     * that runs nothing while ops remain is a deadlock; each pass runs at least one op
-     * otherwise, so this ends after at most (total ops + 1) passes. */
-    for (;;) {
-        int progressed = 0;
-        int remaining = 0;
-        for (int r = 0; r < p; r++) {
-            while (pos[r] < n_ops[r]) {
-                const sp_sched_op_t *op = &ops[r][pos[r]];
-                const int vs = op->chunk * p + r;
-                int64_t *slot = done_slot(&done, op->type, op->microbatch, vs);
-                if (*slot >= 0) {
-                    sp_error("replay: stage %d lists op type %d of microbatch %d, chunk %d twice",
-                             r, (int)op->type, (int)op->microbatch, (int)op->chunk);
-                    st = SP_ERR_INVALID;
-                    goto out_free;
-                }
-                const int64_t ready = ready_at(&done, op, vs);
-                if (ready < 0) {
-                    break;
-                }
-                const int64_t dur = op_duration(&cost[(size_t)r * stride], op->type);
-                clock[r] = max64(clock[r], ready) + dur;
-                work[r] += dur;
-                *slot = clock[r];
-                pos[r]++;
-                progressed = 1;
-            }
-            remaining |= pos[r] < n_ops[r];
-        }
-        if (!remaining) {
-            break;
-        }
-        if (!progressed) {
-            for (int r = 0; r < p; r++) {
-                if (pos[r] < n_ops[r]) {
-                    const sp_sched_op_t *op = &ops[r][pos[r]];
-                    sp_error("replay: deadlock; stage %d waits at op %zu (type %d, microbatch "
-                             "%d, chunk %d)",
-                             r, pos[r], (int)op->type, (int)op->microbatch, (int)op->chunk);
-                    break;
-                }
-            }
-            st = SP_ERR_INVALID;
-            goto out_free;
-        }
+    st = run_passes(rp);
+    if (st != SP_OK) {
+        goto out_free;
     }
 
     int64_t makespan = 0;
     for (int r = 0; r < p; r++) {
-        makespan = max64(makespan, clock[r]);
+        makespan = max64(makespan, rp->clock[r]);
     }
     for (int r = 0; r < p; r++) {
         if (busy != NULL) {
-            busy[r] = work[r];
+            busy[r] = rp->work[r];
         }
         if (idle != NULL) {
-            idle[r] = makespan - work[r];
+            idle[r] = makespan - rp->work[r];
         }
     }
     *makespan_p = makespan;
-    st = SP_OK;
 
 out_free:
-    free(work);
-    free(clock);
-    free(pos);
-    free(done.end);
+    free(rp->work);
+    free(rp->clock);
+    free(rp->pos);
+    free(rp->done.end);
     return st;
 }
 
-sp_status_t sp_replay_run(int p, int m, int v, const sp_sched_op_t *const *ops, const size_t *n_ops,
+sp_status_t sp_replay_run(sp_sched_kind_t kind, int p, int m, int v,
+                          const sp_sched_op_t *const *ops, const size_t *n_ops,
                           const sp_replay_cost_t *cost, int64_t *busy, int64_t *idle,
                           int64_t *makespan_p)
 {
-    return replay(p, m, v, ops, n_ops, cost, 0, busy, idle, makespan_p);
+    replay_t rp = {.kind = kind, .p = p, .v = v, .ops = ops, .n_ops = n_ops, .cost = cost};
+
+    rp.stride = 0;
+    return replay(&rp, m, busy, idle, makespan_p);
 }
 
-sp_status_t sp_replay_run_staged(int p, int m, int v, const sp_sched_op_t *const *ops,
-                                 const size_t *n_ops, const sp_replay_cost_t *costs, int64_t *busy,
-                                 int64_t *idle, int64_t *makespan_p)
+sp_status_t sp_replay_run_staged(sp_sched_kind_t kind, int p, int m, int v,
+                                 const sp_sched_op_t *const *ops, const size_t *n_ops,
+                                 const sp_replay_cost_t *costs, int64_t *busy, int64_t *idle,
+                                 int64_t *makespan_p)
 {
-    return replay(p, m, v, ops, n_ops, costs, 1, busy, idle, makespan_p);
+    replay_t rp = {.kind = kind, .p = p, .v = v, .ops = ops, .n_ops = n_ops, .cost = costs};
+
+    rp.stride = 1;
+    return replay(&rp, m, busy, idle, makespan_p);
 }

@@ -1,134 +1,90 @@
-/* Pipeline schedules as pure functions of (kind, p, m, v, stage): GPipe, Megatron's 1F1B and
- * interleaved 1F1B, and zero-bubble ZB-H1. The orders are documented in schedule.h. */
+/* The schedule registry (the list in schedule.h), the two placements and the checks shared by
+ * every schedule. Each schedule's order is in its own file, proxies/sched_<name>.c. */
 #include "schedule.h"
 
 #include <string.h>
 
 #include "log.h"
+#include "sched_hooks.h"
 
-/* Per-call state of a builder: where ops go. Capacity was checked before building. */
-typedef struct {
-    sp_sched_op_t *ops;
-    size_t n;
-} sched_out_t;
+#define SP_SCHED_EXTERN_(kind, name, row) extern const sp_schedule_t row;
+SP_SCHEDULE_LIST(SP_SCHED_EXTERN_)
+#undef SP_SCHED_EXTERN_
 
-typedef void (*sched_build_fn)(int p, int m, int v, int stage, sched_out_t *out);
+#define SP_SCHED_ROW_(kind, name, row) [kind] = &row,
+static const sp_schedule_t *const sched_table[SP_SCHED_COUNT] = {SP_SCHEDULE_LIST(SP_SCHED_ROW_)};
+#undef SP_SCHED_ROW_
 
-static void emit(sched_out_t *out, int type, int microbatch, int chunk)
+#define SP_SCHED_NAME_(kind, name, row) [kind] = name,
+const char *const sp_schedule_names[SP_SCHED_COUNT] = {SP_SCHEDULE_LIST(SP_SCHED_NAME_)};
+#undef SP_SCHED_NAME_
+
+/* ---- placements ---- */
+
+/* Megatron's: chunk c of stage r holds virtual stage c*p + r, so the model loops over the stages
+ * v times and the forward crosses from stage p-1 back to stage 0 between chunks. */
+static int loop_vstage(int p, int v, int stage, int chunk)
 {
-    out->ops[out->n++] = (sp_sched_op_t){
+    (void)v;
+    return chunk * p + stage;
+}
+
+static void loop_locate(int p, int v, int vstage, int *stage_p, int *chunk_p)
+{
+    (void)v;
+    *stage_p = vstage % p;
+    *chunk_p = vstage / p;
+}
+
+/* The V (ZB-V, DualPipe-V; v == 2): chunk 0 of stage r holds virtual stage r, chunk 1 holds
+ * 2p-1-r, so the forward runs down the stages and back up, turning on stage p-1 without a
+ * message, and stage 0 holds both the first and the last virtual stage. */
+static int v_vstage(int p, int v, int stage, int chunk)
+{
+    (void)v;
+    return chunk == 0 ? stage : 2 * p - 1 - stage;
+}
+
+static void v_locate(int p, int v, int vstage, int *stage_p, int *chunk_p)
+{
+    (void)v;
+    *chunk_p = vstage < p ? 0 : 1;
+    *stage_p = vstage < p ? vstage : 2 * p - 1 - vstage;
+}
+
+const sp_sched_placement_t sp_sched_place_loop = {"loop", loop_vstage, loop_locate};
+const sp_sched_placement_t sp_sched_place_v = {"v", v_vstage, v_locate};
+
+/* ---- helpers for the schedule files ---- */
+
+void sp__sched_emit(sp_sched_op_t *ops, size_t *n, int type, int microbatch, int chunk)
+{
+    ops[(*n)++] = (sp_sched_op_t){
         .type = (int8_t)type, .microbatch = (int32_t)microbatch, .chunk = (int32_t)chunk};
 }
 
-static int min_int(int a, int b)
+const char *sp__sched_needs_v1(int p, int m, int v)
 {
-    return a < b ? a : b;
+    (void)p, (void)m;
+    return v == 1 ? NULL : "this schedule takes one chunk per stage (--chunks 1)";
 }
 
-static void build_gpipe(int p, int m, int v, int stage, sched_out_t *out)
+const char *sp__sched_needs_v2(int p, int m, int v)
 {
-    (void)p, (void)v, (void)stage;
-    for (int mb = 0; mb < m; mb++) {
-        emit(out, SP_SCHED_OP_F, mb, 0);
-    }
-    for (int mb = 0; mb < m; mb++) {
-        emit(out, SP_SCHED_OP_B, mb, 0);
-    }
+    (void)p, (void)m;
+    return v == 2 ? NULL : "this schedule takes exactly two chunks per stage (--chunks 2)";
 }
 
-/* 1F1B and ZB-H1 share the F/B order. w_lag < 0: no W ops (plain 1F1B); otherwise W(j) follows
- * B(j + w_lag) and the W's left over follow the last B. */
-static void build_1f1b_lagged_w(int p, int m, int stage, int w_lag, sched_out_t *out)
+/* ---- the registry's interface ---- */
+
+const sp_schedule_t *sp_schedule_get(sp_sched_kind_t kind)
 {
-    const int warmup = min_int(p - stage - 1, m);
-    int next_w = 0;
-
-    for (int i = 0; i < warmup; i++) {
-        emit(out, SP_SCHED_OP_F, i, 0);
-    }
-    for (int b = 0; b < m; b++) {
-        if (b < m - warmup) {
-            emit(out, SP_SCHED_OP_F, warmup + b, 0);
-        }
-        emit(out, SP_SCHED_OP_B, b, 0);
-        if (w_lag >= 0 && b - w_lag >= 0) {
-            emit(out, SP_SCHED_OP_W, b - w_lag, 0);
-            next_w = b - w_lag + 1;
-        }
-    }
-    for (int mb = next_w; w_lag >= 0 && mb < m; mb++) {
-        emit(out, SP_SCHED_OP_W, mb, 0);
-    }
+    return (unsigned)kind < SP_SCHED_COUNT ? sched_table[kind] : NULL;
 }
-
-static void build_1f1b(int p, int m, int v, int stage, sched_out_t *out)
-{
-    (void)v;
-    build_1f1b_lagged_w(p, m, stage, -1, out);
-}
-
-static void build_zbh1(int p, int m, int v, int stage, sched_out_t *out)
-{
-    (void)v;
-    build_1f1b_lagged_w(p, m, stage, stage, out);
-}
-
-/* Entry k of Megatron's interleaved schedule table with group size n, computed in place of
- * the table: groups of n microbatches (the last one holds the rest), each listed chunk by
- * chunk. */
-static void interleaved_entry(int m, int v, int n, int k, int *mb_p, int *chunk_p)
-{
-    const int groups = (m + n - 1) / n;
-    int group = k / (n * v);
-    int size = n;
-
-    if (group >= groups - 1) {
-        group = groups - 1;
-        size = m - group * n;
-    }
-    const int off = k - group * n * v;
-    *chunk_p = off / size;
-    *mb_p = group * n + off % size;
-}
-
-static void build_interleaved(int p, int m, int v, int stage, sched_out_t *out)
-{
-    const int n = p; /* Megatron's default microbatch_group_size_per_vp_stage */
-    const int total = m * v;
-    const int warmup = min_int((p - stage - 1) * 2 + (v - 1) * n, total);
-    int mb, c;
-
-    for (int k = 0; k < warmup; k++) {
-        interleaved_entry(m, v, n, k, &mb, &c);
-        emit(out, SP_SCHED_OP_F, mb, c);
-    }
-    /* steady: forward k+warmup then backward k; cool-down: the backwards left */
-    for (int k = 0; k < total; k++) {
-        if (k < total - warmup) {
-            interleaved_entry(m, v, n, k + warmup, &mb, &c);
-            emit(out, SP_SCHED_OP_F, mb, c);
-        }
-        interleaved_entry(m, v, n, k, &mb, &c);
-        emit(out, SP_SCHED_OP_B, mb, v - 1 - c);
-    }
-}
-
-static const struct {
-    const char *name;
-    sched_build_fn build;
-} sched_table[SP_SCHED_COUNT] = {
-    [SP_SCHED_GPIPE] = {"gpipe", build_gpipe},
-    [SP_SCHED_1F1B] = {"1f1b", build_1f1b},
-    [SP_SCHED_INTERLEAVED] = {"interleaved", build_interleaved},
-    [SP_SCHED_ZBH1] = {"zb-h1", build_zbh1},
-};
 
 const char *sp_schedule_kind_name(sp_sched_kind_t kind)
 {
-    if ((int)kind < 0 || kind >= SP_SCHED_COUNT) {
-        return "?";
-    }
-    return sched_table[kind].name;
+    return (unsigned)kind < SP_SCHED_COUNT ? sp_schedule_names[kind] : "?";
 }
 
 sp_status_t sp_schedule_kind_from_name(const char *name, sp_sched_kind_t *kind_p)
@@ -137,7 +93,7 @@ sp_status_t sp_schedule_kind_from_name(const char *name, sp_sched_kind_t *kind_p
         return SP_ERR_INVALID;
     }
     for (int k = 0; k < SP_SCHED_COUNT; k++) {
-        if (strcmp(name, sched_table[k].name) == 0) {
+        if (strcmp(name, sp_schedule_names[k]) == 0) {
             *kind_p = (sp_sched_kind_t)k;
             return SP_OK;
         }
@@ -145,10 +101,11 @@ sp_status_t sp_schedule_kind_from_name(const char *name, sp_sched_kind_t *kind_p
     return SP_ERR_INVALID;
 }
 
-/* Why (p, m, v) is not a valid configuration of kind, or NULL when it is. */
-static const char *sched_invalid_why(sp_sched_kind_t kind, int p, int m, int v)
+const char *sp_schedule_why_invalid(sp_sched_kind_t kind, int p, int m, int v)
 {
-    if ((int)kind < 0 || kind >= SP_SCHED_COUNT) {
+    const sp_schedule_t *s = sp_schedule_get(kind);
+
+    if (s == NULL) {
         return "unknown schedule kind";
     }
     if (p < 1 || m < 1 || v < 1) {
@@ -158,33 +115,53 @@ static const char *sched_invalid_why(sp_sched_kind_t kind, int p, int m, int v)
     if ((int64_t)m * v > INT32_MAX / 3) {
         return "m*v is too large";
     }
-    if (kind != SP_SCHED_INTERLEAVED) {
-        return v == 1 ? NULL : "only the interleaved schedule takes v > 1";
+    if ((int64_t)p * v > INT32_MAX / 2) {
+        return "p*v is too large";
     }
-    if (p < 2) {
-        return "the interleaved schedule needs p >= 2";
-    }
-    if (v < 2) {
-        return "the interleaved schedule needs v >= 2";
-    }
-    if (m % p != 0) {
-        return "the interleaved schedule needs m to be a multiple of p (Megatron's rule)";
-    }
-    return NULL;
+    return s->invalid(p, m, v);
 }
 
 size_t sp_schedule_op_count(sp_sched_kind_t kind, int p, int m, int v)
 {
-    if (sched_invalid_why(kind, p, m, v) != NULL) {
+    if (sp_schedule_why_invalid(kind, p, m, v) != NULL) {
         return 0;
     }
-    return kind == SP_SCHED_ZBH1 ? (size_t)3 * (size_t)m : (size_t)2 * (size_t)m * (size_t)v;
+    return (size_t)(sched_table[kind]->split_bw ? 3 : 2) * (size_t)m * (size_t)v;
+}
+
+int sp_schedule_vstage(sp_sched_kind_t kind, int p, int v, int stage, int chunk)
+{
+    const sp_schedule_t *s = sp_schedule_get(kind);
+
+    if (s == NULL || p < 1 || v < 1 || stage < 0 || stage >= p || chunk < 0 || chunk >= v) {
+        return -1;
+    }
+    return s->placement->vstage(p, v, stage, chunk);
+}
+
+void sp_schedule_locate(sp_sched_kind_t kind, int p, int v, int vstage, int *stage_p, int *chunk_p)
+{
+    const sp_schedule_t *s = sp_schedule_get(kind);
+
+    *stage_p = -1;
+    *chunk_p = -1;
+    if (s != NULL && p >= 1 && v >= 1 && vstage >= 0 && (int64_t)vstage < (int64_t)p * v) {
+        s->placement->locate(p, v, vstage, stage_p, chunk_p);
+    }
+}
+
+int sp_schedule_splits_bw(sp_sched_kind_t kind)
+{
+    const sp_schedule_t *s = sp_schedule_get(kind);
+
+    return s != NULL && s->split_bw;
 }
 
 sp_status_t sp_schedule_build(sp_sched_kind_t kind, int p, int m, int v, int stage,
                               sp_sched_op_t *ops, size_t max, size_t *n_p)
 {
-    const char *why = sched_invalid_why(kind, p, m, v);
+    const char *why = sp_schedule_why_invalid(kind, p, m, v);
+    sp_status_t st;
 
     if (why != NULL) {
         sp_error("schedule %s (p=%d, m=%d, v=%d): %s", sp_schedule_kind_name(kind), p, m, v, why);
@@ -200,9 +177,13 @@ sp_status_t sp_schedule_build(sp_sched_kind_t kind, int p, int m, int v, int sta
                  ops == NULL ? (size_t)0 : max, need);
         return SP_ERR_INVALID;
     }
-
-    sched_out_t out = {.ops = ops, .n = 0};
-    sched_table[kind].build(p, m, v, stage, &out);
-    *n_p = out.n;
-    return SP_OK;
+    st = sched_table[kind]->build(p, m, v, stage, ops);
+    if (st == SP_ERR_NOMEM) {
+        sp_error("schedule %s: no memory for the order of p=%d, m=%d", sp_schedule_kind_name(kind),
+                 p, m);
+    }
+    if (st == SP_OK) {
+        *n_p = need;
+    }
+    return st;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `scaleprobe proxy` at 8 ranks as dp 2 x pp 2 x tp 2: every schedule runs to completion, and so
+# `scaleprobe proxy` at 8 ranks as dp 2 x pp 2 x tp 2: every schedule (ZB-V in its V placement
+# too) runs to completion, and so
 # do sequence parallelism, FSDP and overlap off; each file holds one /proxy/ranks row per rank
 # and measured step, /proxy/info with the layout, and every task on the timeline (compute,
 # collectives, point-to-point). report prints the metrics; bad layouts exit 2 with one message.
@@ -9,7 +10,7 @@ small="--hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 4 --vocab 1024 --tfl
 run=0
 for variant in "--schedule gpipe" "--schedule 1f1b" "--schedule interleaved --chunks 2" \
   "--schedule zb-h1" "--schedule 1f1b --sequence-parallel" "--schedule 1f1b --dp-mode fsdp" \
-  "--schedule interleaved --chunks 2 --overlap off"; do
+  "--schedule interleaved --chunks 2 --overlap off" "--schedule zb-v --chunks 2"; do
   run=$((run + 1))
   f="$TMP/p$run.h5"
   # shellcheck disable=SC2086
@@ -42,6 +43,20 @@ done
 grep -qi wgrad <(h5dump -d /timeline/events "$TMP/p4.h5" 2>/dev/null) && ok "zb-h1 records wgrad tasks" ||
   not_ok "no wgrad tasks in the zb-h1 timeline"
 
+# ZB-V: weight-gradient tasks, and the V on the timeline: rank 0 (stage 0, which holds the
+# first and the last virtual stage) receives chunk 1's activations from stage 1 on a forward
+# lane (2, 3 or 4), one per microbatch and measured step; stage 1 turns the V without a message
+h5dump -d /timeline/events "$TMP/p8.h5" 2>/dev/null >"$TMP/zbv.txt"
+grep -qi wgrad "$TMP/zbv.txt" && ok "zb-v records wgrad tasks" ||
+  not_ok "no wgrad tasks in the zb-v timeline"
+"$SCALEPROBE" export "$TMP/p8.h5" --chrome "$TMP/zbv.json" >/dev/null 2>&1
+back=$(grep '"pid":0,"tid":[234],' "$TMP/zbv.json" | grep '"name":"recv"' | grep -c '"chunk":1,"peer":1')
+[ "$back" = "16" ] && ok "zb-v: stage 0 receives 16 chunk-1 activations from stage 1 (the V's way back)" ||
+  not_ok "zb-v: stage 0 received $back chunk-1 activations from stage 1, not 16"
+"$SCALEPROBE" report "$TMP/p8.h5" >"$TMP/zbv_report" 2>&1
+grep -q '^# training proxy: llama3-8b, schedule zb-v, dp 2 x pp 2 x tp 2' "$TMP/zbv_report" &&
+  ok "report names the zb-v schedule" || not_ok "report of zb-v: $(head -2 "$TMP/zbv_report")"
+
 # report reads the proxy file back: the layout, step time, tokens/s and MFU, both stages
 "$SCALEPROBE" report "$TMP/p2.h5" >"$TMP/report" 2>&1
 if grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 2, 8 microbatches' "$TMP/report" &&
@@ -60,7 +75,8 @@ dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +bubble/{s=1; next}
   not_ok "overlap off: dp overlap '$dp_ovl'"
 
 for bad in "--tp 3" "--pp 3" "--layers 6 --chunks 2 --schedule interleaved" "--model gpt5" \
-  "--schedule zb-h2" "--tp 4 --heads 6 --hidden 384" "--chunks 2 --schedule 1f1b"; do
+  "--schedule zb-h2" "--tp 4 --heads 6 --hidden 384" "--chunks 2 --schedule 1f1b" \
+  "--schedule zb-v"; do
   # shellcheck disable=SC2086
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
   rc=$?

@@ -159,6 +159,45 @@ static void test_zbh1_bubbles(void **state)
     }
 }
 
+/* ZB-V with free communication. With no attention core F = B = W = 100 + 200 = 300 ns per chunk,
+ * and for m >= 2p the step is (6m + p - 1) * 300 ns with every stage idle (p-1) * 300 ns (the
+ * replay's closed form, proxies/replay.h). With the core (t_f 350, t_b 400, t_w 300) the
+ * simulated bubble still equals the replay's prediction. */
+static void test_zbv_bubbles(void **state)
+{
+    static const int ps[] = {1, 2, 3, 4, 8};
+    const int64_t t = 300;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        for (int m = 2 * ps[i]; m <= 2 * ps[i] + 3; m++) {
+            sp_program_config_t cfg = cfg_make(SP_SCHED_ZBV, ps[i], m, 2);
+            sp_predict_result_t res;
+            int64_t p = ps[i];
+            cfg.flops_core = 0;
+            run(&cfg, zero_cost, NULL, &res);
+            assert_int_equal(res.step_ns, (6 * m + p - 1) * t);
+            for (int s = 0; s < ps[i]; s++) {
+                assert_int_equal(res.stages[s].step_ns - res.stages[s].busy_ns, (p - 1) * t);
+                assert_true(fabs(res.stages[s].m.bubble_frac - res.stages[s].m.predicted_frac) <
+                            1e-12);
+                assert_true(fabs(res.stages[s].m.bubble_frac -
+                                 (double)(p - 1) / (double)(6 * m + p - 1)) < 1e-12);
+            }
+            sp_predict_result_free(&res);
+
+            cfg.flops_core = 50;
+            run(&cfg, zero_cost, NULL, &res);
+            for (int s = 0; s < ps[i]; s++) {
+                assert_true(res.stages[s].step_ns - res.stages[s].busy_ns >= (p - 1) * 350);
+                assert_true(fabs(res.stages[s].m.bubble_frac - res.stages[s].m.predicted_frac) <
+                            1e-12);
+            }
+            sp_predict_result_free(&res);
+        }
+    }
+}
+
 /* p = 1, tp = 2, one layer, one microbatch, alpha 10 us, beta 100 GB/s, bfloat16.
  *   forward:  attention 100 + 50 = 150 ns, all-reduce, MLP 200 ns, all-reduce, logits 30 ns
  *   backward: logits 2 * 30 + MLP 2 * 200 = 460 ns, all-reduce, attention 2 * 150 = 300 ns,
@@ -337,10 +376,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpipe_1f1b_bubbles), cmocka_unit_test(test_interleaved_bubbles),
-        cmocka_unit_test(test_zbh1_bubbles),       cmocka_unit_test(test_hand_tp),
-        cmocka_unit_test(test_hand_pipeline),      cmocka_unit_test(test_hand_ddp),
-        cmocka_unit_test(test_unknown_cost),       cmocka_unit_test(test_curve),
-        cmocka_unit_test(test_alpha_beta_factors),
+        cmocka_unit_test(test_zbh1_bubbles),       cmocka_unit_test(test_zbv_bubbles),
+        cmocka_unit_test(test_hand_tp),            cmocka_unit_test(test_hand_pipeline),
+        cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
+        cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,22 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v, i
     };
 }
 
+/* Chunks per stage a kind takes in the grids: interleaved 2 or 3, ZB-V 2, the others 1. */
+static int kind_v(int kind, int m)
+{
+    return kind == SP_SCHED_INTERLEAVED ? 2 + m % 2 : kind == SP_SCHED_ZBV ? 2 : 1;
+}
+
+static int is_pp_lane(int lane)
+{
+    return sp_lane_class(lane) == SP_LANE_CLASS_PP;
+}
+
+static int is_fwd_lane(int lane)
+{
+    return (lane >= SP_LANE_PP_FWD0 && lane <= SP_LANE_PP_FWD2) || lane == SP_LANE_PP_FWD3;
+}
+
 static void build(const sp_program_config_t *c, sp_program_t *prog)
 {
     assert_int_equal(sp_program_build(c, prog), SP_OK);
@@ -101,15 +117,17 @@ static void check_deps(const sp_program_config_t *c, const sp_program_t *pr)
     }
 }
 
-/* Forward 1x, backward 2x (B + W for ZB-H1): 3x per layer; the logits only on the last stage. */
+/* Forward 1x, backward 2x (B + W for ZB-H1 and ZB-V): 3x per layer; the logits only on the
+ * stage of the last virtual stage: p-1, but stage 0 with the V. */
 static void check_flops(const sp_program_config_t *c, const sp_program_t *pr)
 {
     double sum = 0.0, want = c->m * c->v * c->layers_per_chunk * 3 * LAYER_FLOPS;
+    const int logits_stage = c->kind == SP_SCHED_ZBV ? 0 : c->p - 1;
 
     for (size_t i = 0; i < pr->n; i++) {
         sum += pr->tasks[i].kind == SP_TASK_COMPUTE ? pr->tasks[i].flops : 0.0;
     }
-    want += c->stage == c->p - 1 ? c->m * 3 * 30.0 : 0.0;
+    want += c->stage == logits_stage ? c->m * 3 * 30.0 : 0.0;
     assert_int_equal(llround(sum), llround(want));
 }
 
@@ -134,19 +152,23 @@ static void check_tp(const sp_program_config_t *c, const sp_program_t *pr)
 }
 
 /* Each chunk has an incoming and an outgoing edge per direction, except the first virtual
- * stage (no F input, no B output) and the last (no F output, no B input). */
+ * stage (no F input, no B output) and the last (no F output, no B input). With the V, stage 0
+ * holds both ends and the turn on stage p-1 is no message: 4m messages each way on a middle
+ * stage, 2m on the first and the last; chunk 0's forward goes to stage+1, chunk 1's to
+ * stage-1. */
 static void check_p2p_counts(const sp_program_config_t *c, const sp_program_t *pr)
 {
     size_t m = (size_t)c->m, v = (size_t)c->v, n = 2 * m * v;
+    const int zbv = c->kind == SP_SCHED_ZBV;
 
     if (c->p == 1) {
         n = 0;
     } else if (c->stage == 0 || c->stage == c->p - 1) {
-        n -= m;
+        n -= zbv ? 2 * m : m;
     }
     assert_int_equal(count_tasks(pr, SP_TASK_SEND, -1, -1), n);
     assert_int_equal(count_tasks(pr, SP_TASK_RECV, -1, -1), n);
-    for (int lane = SP_LANE_PP_FWD0; lane <= SP_LANE_PP_BWD2; lane++) {
+    for (int lane = 0; lane < SP_LANE_COUNT; lane++) {
         /* no PP lane of a stage both sends and receives */
         assert_false(count_tasks(pr, SP_TASK_SEND, lane, -1) > 0 &&
                      count_tasks(pr, SP_TASK_RECV, lane, -1) > 0);
@@ -154,11 +176,16 @@ static void check_p2p_counts(const sp_program_config_t *c, const sp_program_t *p
     for (size_t i = 0; i < pr->n; i++) {
         const sp_task_t *t = &pr->tasks[i];
         if (t->kind == SP_TASK_SEND || t->kind == SP_TASK_RECV) {
-            assert_in_range(t->lane, SP_LANE_PP_FWD0, SP_LANE_PP_BWD2);
-            assert_int_equal(t->lane < SP_LANE_PP_BWD0, t->sched_type == SP_SCHED_OP_F);
+            assert_true(is_pp_lane(t->lane));
+            assert_int_equal(is_fwd_lane(t->lane), t->sched_type == SP_SCHED_OP_F);
             assert_int_equal(t->bytes, c->p2p_bytes);
             assert_in_range(t->peer, 0, c->p - 1);
             assert_int_not_equal(t->peer, c->stage);
+            /* the fourth colour only for the V's edges up the stages */
+            assert_true(zbv || sp_lane_pp_colour(t->lane) < 3);
+        }
+        if (zbv && t->kind == SP_TASK_SEND && t->sched_type == SP_SCHED_OP_F) {
+            assert_int_equal(t->peer, t->chunk == 0 ? c->stage + 1 : c->stage - 1);
         }
     }
 }
@@ -188,7 +215,7 @@ static void test_grid(void **state)
                 for (size_t ti = 0; ti < 5; ti++) {
                     for (size_t di = 0; di < 5; di++) {
                         for (int stage = 0; stage < p; stage++) {
-                            sp_program_config_t c = cfg_make(kind, p, m, il ? 2 + m % 2 : 1, stage);
+                            sp_program_config_t c = cfg_make(kind, p, m, kind_v(kind, m), stage);
                             sp_program_t pr;
                             c.tp = tpv[ti].tp;
                             c.sequence_parallel = tpv[ti].sp;
@@ -227,7 +254,7 @@ static void check_pairs(int p, const sp_program_t *prog)
 {
     for (int s = 0; s < p; s++) {
         for (int r = 0; r < p; r++) {
-            for (int lane = SP_LANE_PP_FWD0; lane <= SP_LANE_PP_BWD2; lane++) {
+            for (int lane = 0; lane < SP_LANE_COUNT; lane++) {
                 const sp_program_t *ps = &prog[s], *pr = &prog[r];
                 size_t j = 0;
                 for (size_t i = 0; i < ps->n; i++) {
@@ -266,7 +293,7 @@ static void test_p2p_matching(void **state)
                     continue;
                 }
                 for (int s = 0; s < p; s++) {
-                    sp_program_config_t c = cfg_make(kind, p, m, il ? 2 + m % 2 : 1, s);
+                    sp_program_config_t c = cfg_make(kind, p, m, kind_v(kind, m), s);
                     c.tp = 2;
                     build(&c, &prog[s]);
                 }
@@ -321,8 +348,7 @@ static void test_op_boundaries(void **state)
     for (int kind = 0; kind < SP_SCHED_COUNT; kind++) {
         for (int tpv = 0; tpv < 3; tpv++) { /* tp 1, tp 2, tp 2 with sequence parallelism */
             for (int stage = 0; stage < 2; stage++) {
-                int il = kind == SP_SCHED_INTERLEAVED;
-                sp_program_config_t c = cfg_make(kind, 2, 2, il ? 2 : 1, stage);
+                sp_program_config_t c = cfg_make(kind, 2, 2, kind_v(kind, 2), stage);
                 sp_program_t pr;
                 c.tp = tpv == 0 ? 1 : 2;
                 c.sequence_parallel = tpv == 2;
@@ -362,7 +388,7 @@ static const struct {
     int p, m, v;
 } shapes[] = {
     {SP_SCHED_GPIPE, 1, 2, 1},       {SP_SCHED_1F1B, 3, 4, 1},        {SP_SCHED_ZBH1, 4, 5, 1},
-    {SP_SCHED_INTERLEAVED, 2, 4, 2}, {SP_SCHED_INTERLEAVED, 3, 3, 3},
+    {SP_SCHED_INTERLEAVED, 2, 4, 2}, {SP_SCHED_INTERLEAVED, 3, 3, 3}, {SP_SCHED_ZBV, 3, 4, 2},
 };
 #define N_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
 
@@ -392,7 +418,7 @@ static void test_ddp_buckets(void **state)
 {
     (void)state;
     for (size_t k = 0; k < N_SHAPES; k++) {
-        int grad_type = shapes[k].kind == SP_SCHED_ZBH1 ? SP_SCHED_OP_W : SP_SCHED_OP_B;
+        int grad_type = sp_schedule_splits_bw(shapes[k].kind) ? SP_SCHED_OP_W : SP_SCHED_OP_B;
         size_t want = (size_t)(3 * shapes[k].v);
         for (int stage = 0; stage < shapes[k].p; stage++) {
             sp_program_config_t on = dp_cfg(k, stage, SP_DP_DDP, 1);
@@ -463,7 +489,7 @@ static void test_ddp_big_bucket(void **state)
                 for (size_t i = 0; i < pr.n; i++) {
                     const sp_task_t *t = &pr.tasks[i];
                     if (t->lane == SP_LANE_DP) {
-                        int vs = t->chunk * p + stage;
+                        int vs = sp_schedule_vstage(c.kind, p, v, stage, t->chunk);
                         uint64_t ends = (uint64_t)(vs == 0) + (uint64_t)(vs == p * v - 1);
                         assert_int_equal(t->count * FLOAT_BYTES, 3 * 1024 + logits * ends);
                         assert_in_range(t->chunk, 0, v - 1);
