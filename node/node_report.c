@@ -1,5 +1,6 @@
 /* The node section of `scaleprobe report`: per kind the cohort and every rank (up to 64), the
- * outliers from /node/outliers, and the burn per rank with the intervals that had wrong results. */
+ * outliers from /node/outliers, and the burn per rank with the intervals that had wrong results.
+ * It gets the /node data read back (node_result.h) and the rank map, not the whole reader. */
 #include "node_report.h"
 
 #include <math.h>
@@ -39,8 +40,7 @@ static void print_kind(const sp_node_result_data_t *nd, int kind, double *scratc
         return;
     }
     cohort = sp_stats_median(scratch, n, scratch);
-    fprintf(out,
-            "# %-9s %5zu ranks, cohort median %12.4f %-7s min %.4f (rank %d, %s), max %.4f "
+    fprintf(out, "# %-9s %5zu ranks, cohort median %12.4f %-7s min %.4f (rank %d, %s), max %.4f "
                  "(rank %d), %zu not converged\n",
             sp_node_kind_names[kind], n, cohort, lo->units, lo->median, lo->rank, lo->host,
             hi->median, hi->rank, notconv);
@@ -52,11 +52,10 @@ static void print_kind(const sp_node_result_data_t *nd, int kind, double *scratc
         if (r->kind != kind) {
             continue;
         }
-        fprintf(out,
-                "  %-9s rank %5d node %4d %-20.20s %12.4f [%.4f, %.4f] %-7s %4u samples%s "
+        fprintf(out, "  %-9s rank %5d node %4d %-20.20s %12.4f [%.4f, %.4f] %-7s %4u samples%s "
                      "ratio %.3f (%s)\n",
-                sp_node_kind_names[kind], r->rank, r->node, r->host, r->median, r->ci_lo, r->ci_hi,
-                r->units, r->samples, r->converged ? "" : " (not converged)",
+                sp_node_kind_names[kind], r->rank, r->node, r->host, r->median, r->ci_lo,
+                r->ci_hi, r->units, r->samples, r->converged ? "" : " (not converged)",
                 cohort > 0.0 ? r->median / cohort : NAN, sp_dtype_name((sp_dtype_t)r->dtype));
     }
 }
@@ -100,8 +99,7 @@ static void print_burn(const sp_node_result_data_t *nd, const sp_topo_rank_t *ra
             wrong += by_rank[i]->wrong;
         }
         if (nranks <= MAX_RANK_LINES || wrong > 0) {
-            fprintf(out,
-                    "  burn rank %5d %-20.20s %4zu intervals, median %10.3f, min %10.3f, "
+            fprintf(out, "  burn rank %5d %-20.20s %4zu intervals, median %10.3f, min %10.3f, "
                          "wrong elements %llu\n",
                     rank, host_of(ranks, nranks, rank), m, sp_stats_median(rates, m, rates), mn,
                     (unsigned long long)wrong);
@@ -114,8 +112,7 @@ static void print_burn(const sp_node_result_data_t *nd, const sp_topo_rank_t *ra
             continue;
         }
         if (nwrong++ < 50) {
-            fprintf(out,
-                    "# WRONG RESULT: rank %d (%s) at t=%.2f s (interval %d): %llu element(s) "
+            fprintf(out, "# WRONG RESULT: rank %d (%s) at t=%.2f s (interval %d): %llu element(s) "
                          "differ from the reference\n",
                     b->rank, host_of(ranks, nranks, b->rank), b->t_s, b->interval,
                     (unsigned long long)b->wrong);
@@ -143,8 +140,7 @@ void sp_node_report_print(const sp_node_result_data_t *nd, const sp_topo_rank_t 
         print_kind(nd, k, scratch, out);
     }
     if (nd->nrows > 0) {
-        fprintf(out,
-                "# Outliers (CI of the median entirely below (1 - %s) x the cohort median): "
+        fprintf(out, "# Outliers (CI of the median entirely below (1 - %s) x the cohort median): "
                      "%zu\n",
                 nd->threshold, nd->noutliers);
     }
@@ -153,8 +149,7 @@ void sp_node_report_print(const sp_node_result_data_t *nd, const sp_topo_rank_t 
         if (o->kind < 0 || o->kind >= SP_NODE_KIND_COUNT) {
             continue; /* a kind this version does not know */
         }
-        fprintf(out,
-                "# OUTLIER %s: %s %d (%s) at %.3f of the cohort median (CI %.3f-%.3f), "
+        fprintf(out, "# OUTLIER %s: %s %d (%s) at %.3f of the cohort median (CI %.3f-%.3f), "
                      "%.4f vs %.4f %s\n",
                 sp_node_kind_names[o->kind], o->scope == SP_NODE_SCOPE_RANK ? "rank" : "node",
                 o->id, o->host, o->ratio, o->ratio_lo, o->ratio_hi, o->median, o->cohort,

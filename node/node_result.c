@@ -161,7 +161,8 @@ sp_status_t sp_node_result_burn(sp_result_t *res, const sp_node_burn_row_t *rows
     return append(res, 2, rows, n);
 }
 
-sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_t *rows, size_t n)
+sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_t *rows,
+                                    size_t n)
 {
     return append(res, 3, rows, n);
 }

@@ -92,7 +92,8 @@ sp_status_t sp_node_result_begin(sp_result_t *res, const char *const (*attrs)[2]
 sp_status_t sp_node_result_rows(sp_result_t *res, const sp_node_row_t *rows, size_t n);
 sp_status_t sp_node_result_samples(sp_result_t *res, const sp_node_sample_t *rows, size_t n);
 sp_status_t sp_node_result_burn(sp_result_t *res, const sp_node_burn_row_t *rows, size_t n);
-sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_t *rows, size_t n);
+sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_t *rows,
+                                    size_t n);
 
 /* Attribute of /node set during the run (e.g. the burn's settings). */
 sp_status_t sp_node_result_attr(sp_result_t *res, const char *name, const char *value);

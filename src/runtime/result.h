@@ -1,5 +1,6 @@
-/* The result file (HDF5, one per run, owned by rank 0). Results are written as they are
- * produced: every appended sweep point is flushed, and the root attribute `status` stays
+/* The result file (HDF5, one per run, owned by rank 0): what every file has, and the generic
+ * tables each workload writes its own group through (its rows and types live in its folder).
+ * Results are written as they are produced and flushed, and the root attribute `status` stays
  * "partial" until the run closes the file cleanly. docs/SCHEMA.md is the contract. */
 #ifndef SP_RESULT_H
 #define SP_RESULT_H
@@ -123,14 +124,14 @@ sp_status_t sp_result_group_create(sp_result_t *res, const char *path);
 int sp_result_exists(sp_result_t *res, const char *path);
 sp_status_t sp_result_table_create(sp_result_t *res, const char *path, hid_t type,
                                    size_t chunk_rows);
-sp_status_t sp_result_table_append(sp_result_t *res, const char *path, hid_t type, const void *rows,
-                                   size_t n);
-sp_status_t sp_result_table_append_noflush(sp_result_t *res, const char *path, hid_t type,
+sp_status_t sp_result_table_append(sp_result_t *res, const char *path, hid_t type,
                                    const void *rows, size_t n);
+sp_status_t sp_result_table_append_noflush(sp_result_t *res, const char *path, hid_t type,
+                                           const void *rows, size_t n);
 sp_status_t sp_result_table_rows(sp_result_t *res, const char *path, uint64_t *n_p);
 sp_status_t sp_result_matrix_create(sp_result_t *res, const char *path, hid_t type, int ncols);
-sp_status_t sp_result_matrix_append(sp_result_t *res, const char *path, hid_t type, const void *row,
-                                    int ncols);
+sp_status_t sp_result_matrix_append(sp_result_t *res, const char *path, hid_t type,
+                                    const void *row, int ncols);
 sp_status_t sp_result_attr_str(sp_result_t *res, const char *path, const char *name,
                                const char *value);
 sp_status_t sp_result_attr_int(sp_result_t *res, const char *path, const char *name,
