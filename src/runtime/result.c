@@ -348,11 +348,12 @@ sp_status_t sp_result_close(sp_result_t *res, const char *status_str)
     if (res == NULL) {
         return SP_OK;
     }
-    sp_result_timeline_close(res);
+    /* reopened first when suspended: the timeline's close flushes the file */
     if (res->file < 0 && sp_result_resume(res) != SP_OK) {
         free(res);
         return SP_ERR_IO;
     }
+    sp_result_timeline_close(res);
     if (status_str != NULL) {
         status = sp__result_attr_str(res->file, "status", status_str);
     }

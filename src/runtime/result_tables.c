@@ -101,6 +101,17 @@ sp_status_t sp__result_append_rows(hid_t ds, hid_t type, uint64_t *cur, const vo
 
 /* ---- workload tables, by path ---- */
 
+/* 0 (and logged) while the file is handed to a collective write: nothing may be written then. */
+static int writable(const sp_result_t *res, const char *path)
+{
+    if (res->file < 0) {
+        sp_error("internal: %s written while the result file is handed to a collective write",
+                 path);
+        return 0;
+    }
+    return 1;
+}
+
 /* A table's kept handle, opened (and its row count read) on first use; NULL when the file is
  * suspended (logged) or the table cannot be opened (logged). When every slot is taken the table
  * is still written, through a slot that is closed and reused. */
@@ -110,9 +121,7 @@ static sp__result_open_t *open_table(sp_result_t *res, const char *path)
     hid_t space;
     hsize_t dims[2] = {0, 0};
 
-    if (res->file < 0) {
-        sp_error("internal: %s written while the result file is handed to a collective write",
-                 path);
+    if (!writable(res, path)) {
         return NULL;
     }
     for (int i = 0; i < res->nopen; i++) {
@@ -156,6 +165,9 @@ sp_status_t sp_result_group_create(sp_result_t *res, const char *path)
     hid_t lcpl;
     hid_t group;
 
+    if (!writable(res, path)) {
+        return SP_ERR_INVALID;
+    }
     if (H5Lexists(res->file, path, H5P_DEFAULT) > 0) {
         return SP_OK;
     }
@@ -178,9 +190,12 @@ int sp_result_exists(sp_result_t *res, const char *path)
 sp_status_t sp_result_table_create(sp_result_t *res, const char *path, hid_t type,
                                    size_t chunk_rows)
 {
-    hid_t ds =
-        sp__result_create_table(res->file, path, type, (hsize_t)(chunk_rows > 0 ? chunk_rows : 1));
+    hid_t ds;
 
+    if (!writable(res, path)) {
+        return SP_ERR_INVALID;
+    }
+    ds = sp__result_create_table(res->file, path, type, (hsize_t)(chunk_rows > 0 ? chunk_rows : 1));
     if (ds < 0) {
         return sp__result_h5_fail(path);
     }
@@ -224,10 +239,15 @@ sp_status_t sp_result_matrix_create(sp_result_t *res, const char *path, hid_t ty
     hsize_t maxdims[2] = {H5S_UNLIMITED, (hsize_t)ncols};
     hsize_t chunk[2] = {1, (hsize_t)ncols};
     size_t elt = H5Tget_size(type);
-    hid_t space = H5Screate_simple(2, dims, maxdims);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t space;
+    hid_t dcpl;
     hid_t ds;
 
+    if (!writable(res, path)) {
+        return SP_ERR_INVALID;
+    }
+    space = H5Screate_simple(2, dims, maxdims);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
     /* one row per chunk: rows are written one at a time, and a reader of one row reads one */
     if (elt > 0 && chunk[1] * elt > (1u << 20)) {
         chunk[1] = (1u << 20) / elt;
@@ -289,9 +309,13 @@ sp_status_t sp_result_matrix_append(sp_result_t *res, const char *path, hid_t ty
 static sp_status_t attr_at(sp_result_t *res, const char *path, const char *name, const char *str,
                            long long value)
 {
-    hid_t obj = H5Oopen(res->file, path, H5P_DEFAULT);
+    hid_t obj;
     sp_status_t status;
 
+    if (!writable(res, path)) {
+        return SP_ERR_INVALID;
+    }
+    obj = H5Oopen(res->file, path, H5P_DEFAULT);
     if (obj < 0) {
         return sp__result_h5_fail(path);
     }
@@ -315,6 +339,9 @@ sp_status_t sp_result_attr_int(sp_result_t *res, const char *path, const char *n
 
 sp_status_t sp_result_flush(sp_result_t *res)
 {
+    if (!writable(res, "flush")) {
+        return SP_ERR_INVALID;
+    }
     if (H5Fflush(res->file, H5F_SCOPE_GLOBAL) < 0) {
         return sp__result_h5_fail("flush");
     }
