@@ -16,6 +16,7 @@
 #include "node_result.h"
 #include "predict_sim.h"
 #include "proxy_options.h"
+#include "proxy_result.h"
 #include "proxy_table.h"
 #include "reader.h"
 #include "result.h"
@@ -476,15 +477,15 @@ static sp_status_t write_file(const predict_t *pr, const char *cmdline, double s
         st = write_topology(res, pr);
     }
     if (st == SP_OK) {
-        st = sp_result_proxy_begin(res, &pr->info, sp_schedule_kind_name(pr->cfg.kind),
+        st = sp_proxy_result_begin(res, &pr->info, sp_schedule_kind_name(pr->cfg.kind),
                                    pr->model.name, sp_proxy_dp_mode_names[pr->cfg.dp_mode],
                                    sp_dtype_names[pr->model.dtype]);
     }
     if (st == SP_OK) {
-        st = sp_result_proxy_mark_predicted(res, pr->source);
+        st = sp_proxy_result_mark_predicted(res, pr->source);
     }
     if (st == SP_OK) {
-        st = sp_result_proxy_append(res, rows, (size_t)pr->nranks);
+        st = sp_proxy_result_append(res, rows, (size_t)pr->nranks);
     }
     if (st == SP_OK) {
         st = write_timeline(res, pr, seconds);

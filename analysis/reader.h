@@ -1,13 +1,18 @@
-/* Reading a result file back (offline tools: report now, compare and export later). Whole tables
- * are read into memory: a sweep has thousands of rows, not millions. */
+/* Reading a result file back for the offline tools (report, compare, regress, export, predict):
+ * one struct with everything a file holds, filled by the generic half in the runtime
+ * (result_read.h) and each workload's reader (coll_result.h, proxy_result.h, node_result.h).
+ * Whole tables are read into memory: a sweep has thousands of rows, not millions. */
 #ifndef SP_READER_H
 #define SP_READER_H
 
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "coll_result.h"
 #include "node_result.h"
+#include "proxy_result.h"
 #include "result.h"
+#include "result_read.h"
 #include "status.h"
 #include "topo.h"
 
@@ -43,7 +48,7 @@ typedef struct {
     char fp_ties[256];           /* its attribute no_majority: fields tied across nodes */
     int proxy_predicted;             /* /proxy attribute predicted: written by `predict` */
     char proxy_predicted_source[1100]; /* its cost model (predicted_source) */
-    int has_node;                      /* a node file: /node was read (src/node/node_report.c) */
+    int has_node;                      /* a node file: /node was read (node/node_result.c) */
     sp_node_row_t *node_rows;          /* /node/results */
     size_t nnode_rows;
     sp_node_burn_row_t *node_burn;     /* /node/burn */
@@ -64,9 +69,9 @@ void sp_reader_close(sp_reader_t *rd);
  * not a scaleprobe result file ..." or "... cannot be read") and returns the status. */
 sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *rd);
 
-/* Read the whole 1-D table `name` of an open file into a malloc'ed array (*rows_p NULL when
- * empty or when the table does not exist). SP_ERR_FORMAT when it is not a readable 1-D table of
- * that type, SP_ERR_NOMEM. */
+/* sp_result_read_table (result_read.h): the whole 1-D table `name` of an open file into a
+ * malloc'ed array (*rows_p NULL when empty or when the table does not exist). SP_ERR_FORMAT when
+ * it is not a readable 1-D table of that type, SP_ERR_NOMEM. */
 sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p);
 

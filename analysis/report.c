@@ -330,6 +330,25 @@ out:
     sp_tlread_close(&tl);
 }
 
+/* The node section, from a view of rd's /node (the reader keeps ownership). */
+static void print_node(const sp_reader_t *rd, FILE *out)
+{
+    sp_node_result_data_t nd = {
+        .present = rd->has_node,
+        .rows = rd->node_rows,
+        .nrows = rd->nnode_rows,
+        .burn = rd->node_burn,
+        .nburn = rd->nnode_burn,
+        .outliers = rd->node_outliers,
+        .noutliers = rd->nnode_outliers,
+    };
+
+    snprintf(nd.blas, sizeof(nd.blas), "%s", rd->node_blas);
+    snprintf(nd.gpu, sizeof(nd.gpu), "%s", rd->node_gpu);
+    snprintf(nd.threshold, sizeof(nd.threshold), "%s", rd->node_threshold);
+    sp_node_report_print(&nd, rd->ranks, rd->world_size, out);
+}
+
 void sp_report_print(const sp_reader_t *rd, FILE *out)
 {
     fprintf(out, "# scaleprobe report: %s\n", rd->path);
@@ -346,7 +365,7 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     }
     sp_fpdiff_print_report(rd->fp, (int)rd->nfp, out);
     if (rd->has_node) {
-        sp_node_report_print(rd, out);
+        print_node(rd, out);
         return;
     }
     if (rd->has_proxy) {

@@ -62,7 +62,7 @@ static sp_status_t read_table(sp_tlread_t *tl, const char *name, hid_t type, siz
     status = sp_reader_read_table(tl->file_, name, type, row_size, rows_p, n_p);
     if (status != SP_OK) {
         return fail(tl, status, name,
-                    status == SP_ERR_NOMEM ? "out of memory" : sp__result_h5_error());
+                    status == SP_ERR_NOMEM ? "out of memory" : sp__result_h5_error().text);
     }
     return SP_OK;
 }
@@ -84,7 +84,7 @@ static sp_status_t open_file(sp_tlread_t *tl, const char *path)
     }
     tl->file_ = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (tl->file_ < 0) {
-        return fail(tl, SP_ERR_IO, "cannot be opened", sp__result_h5_error());
+        return fail(tl, SP_ERR_IO, "cannot be opened", sp__result_h5_error().text);
     }
     if (sp__result_read_attr(tl->file_, "format", buf, sizeof(buf)) != SP_OK ||
         strcmp(buf, "scaleprobe") != 0) {
@@ -154,7 +154,7 @@ sp_status_t sp_tlread_open(const char *path, sp_tlread_t *tl)
     {
         hid_t group = H5Gopen2(tl->file_, "timeline", H5P_DEFAULT);
         if (group < 0) {
-            status = fail(tl, SP_ERR_FORMAT, "/timeline", sp__result_h5_error());
+            status = fail(tl, SP_ERR_FORMAT, "/timeline", sp__result_h5_error().text);
             goto close_tl;
         }
         status = sp__result_read_attr(group, "clock_err_ns", buf, sizeof(buf));
@@ -172,7 +172,7 @@ sp_status_t sp_tlread_open(const char *path, sp_tlread_t *tl)
     tl->events_ = H5Dopen2(tl->file_, "/timeline/events", dapl);
     H5Pclose(dapl);
     if (tl->events_ < 0) {
-        status = fail(tl, SP_ERR_FORMAT, "/timeline/events", sp__result_h5_error());
+        status = fail(tl, SP_ERR_FORMAT, "/timeline/events", sp__result_h5_error().text);
         goto close_tl;
     }
     space = H5Dget_space(tl->events_);
@@ -248,7 +248,7 @@ static sp_status_t read_rows(sp_tlread_t *tl, uint64_t offset, size_t n, hid_t m
     herr_t rc;
 
     if (fspace < 0) {
-        return fail(tl, SP_ERR_IO, "/timeline/events", sp__result_h5_error());
+        return fail(tl, SP_ERR_IO, "/timeline/events", sp__result_h5_error().text);
     }
     H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
     mspace = H5Screate_simple(1, count, NULL);
@@ -256,7 +256,7 @@ static sp_status_t read_rows(sp_tlread_t *tl, uint64_t offset, size_t n, hid_t m
     H5Sclose(mspace);
     H5Sclose(fspace);
     if (rc < 0) {
-        return fail(tl, SP_ERR_IO, "reading /timeline/events", sp__result_h5_error());
+        return fail(tl, SP_ERR_IO, "reading /timeline/events", sp__result_h5_error().text);
     }
     return SP_OK;
 }

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "result.h"
+#include "coll_result.h"
 
 /* Header lines for one collective's table (nccl-tests' columns, then scaleprobe's CI and
  * slowest-rank columns). */

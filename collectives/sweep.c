@@ -524,7 +524,7 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
     if (ctx->rank == 0) {
         sp_sweep_point_t *p = &bufs->point;
         if (ctx->result != NULL) {
-            status = sp_result_coll_append(ctx->result, &p->row, p->samples, p->rank_times_us,
+            status = sp_coll_result_append(ctx->result, &p->row, p->samples, p->rank_times_us,
                                            ctx->nranks, p->wrong, p->nwrong);
         }
         *row_p = p->row;

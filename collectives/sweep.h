@@ -6,7 +6,7 @@
 #include "coll.h"
 #include "coll_options.h"
 #include "context.h"
-#include "result.h"
+#include "coll_result.h"
 #include "stats.h"
 
 /* Measurement of one point on this rank; row, samples and rank times are valid on rank 0. */

@@ -1,5 +1,6 @@
 /* The node section of `scaleprobe report`: per kind the cohort and every rank (up to 64), the
- * outliers from /node/outliers, and the burn per rank with the intervals that had wrong results. */
+ * outliers from /node/outliers, and the burn per rank with the intervals that had wrong results.
+ * It gets the /node data read back (node_result.h) and the rank map, not the whole reader. */
 #include "node_report.h"
 
 #include <math.h>
@@ -11,59 +12,13 @@
 
 #define MAX_RANK_LINES 64
 
-sp_status_t sp_node_reader_load(hid_t file, sp_reader_t *rd)
+/* Host name of a rank, "?" when unknown. */
+static const char *host_of(const sp_topo_rank_t *ranks, int world_size, int rank)
 {
-    void *p = NULL;
-    hid_t t;
-    hid_t g;
-    sp_status_t status;
-
-    if (H5Lexists(file, "/node", H5P_DEFAULT) <= 0) {
-        return SP_OK;
-    }
-    t = sp__node_row_type();
-    status = sp_reader_read_table(file, "/node/results", t, sizeof(sp_node_row_t), &p,
-                                  &rd->nnode_rows);
-    H5Tclose(t);
-    rd->node_rows = p;
-    if (status == SP_OK) {
-        t = sp__node_burn_type();
-        status = sp_reader_read_table(file, "/node/burn", t, sizeof(sp_node_burn_row_t), &p,
-                                      &rd->nnode_burn);
-        H5Tclose(t);
-        rd->node_burn = p;
-    }
-    if (status == SP_OK) {
-        t = sp__node_outlier_type();
-        status = sp_reader_read_table(file, "/node/outliers", t, sizeof(sp_node_outlier_row_t),
-                                      &p, &rd->nnode_outliers);
-        H5Tclose(t);
-        rd->node_outliers = p;
-    }
-    g = H5Gopen2(file, "/node", H5P_DEFAULT);
-    if (g >= 0) {
-        sp__result_read_attr(g, "blas", rd->node_blas, sizeof(rd->node_blas));
-        sp__result_read_attr(g, "gpu", rd->node_gpu, sizeof(rd->node_gpu));
-        sp__result_read_attr(g, "threshold", rd->node_threshold, sizeof(rd->node_threshold));
-        H5Gclose(g);
-    }
-    rd->has_node = status == SP_OK;
-    return status;
+    return ranks == NULL || rank < 0 || rank >= world_size ? "?" : ranks[rank].host;
 }
 
-void sp_node_reader_free(sp_reader_t *rd)
-{
-    free(rd->node_rows);
-    free(rd->node_burn);
-    free(rd->node_outliers);
-    rd->node_rows = NULL;
-    rd->node_burn = NULL;
-    rd->node_outliers = NULL;
-    rd->nnode_rows = rd->nnode_burn = rd->nnode_outliers = 0;
-    rd->has_node = 0;
-}
-
-static void print_kind(const sp_reader_t *rd, int kind, double *scratch, FILE *out)
+static void print_kind(const sp_node_result_data_t *nd, int kind, double *scratch, FILE *out)
 {
     size_t n = 0;
     size_t notconv = 0;
@@ -71,8 +26,8 @@ static void print_kind(const sp_reader_t *rd, int kind, double *scratch, FILE *o
     const sp_node_row_t *hi = NULL;
     double cohort;
 
-    for (size_t i = 0; i < rd->nnode_rows; i++) {
-        const sp_node_row_t *r = &rd->node_rows[i];
+    for (size_t i = 0; i < nd->nrows; i++) {
+        const sp_node_row_t *r = &nd->rows[i];
         if (r->kind != kind) {
             continue;
         }
@@ -92,8 +47,8 @@ static void print_kind(const sp_reader_t *rd, int kind, double *scratch, FILE *o
     if (n > MAX_RANK_LINES) {
         return;
     }
-    for (size_t i = 0; i < rd->nnode_rows; i++) {
-        const sp_node_row_t *r = &rd->node_rows[i];
+    for (size_t i = 0; i < nd->nrows; i++) {
+        const sp_node_row_t *r = &nd->rows[i];
         if (r->kind != kind) {
             continue;
         }
@@ -114,10 +69,10 @@ static int cmp_burn_rank(const void *pa, const void *pb)
                               : (a->interval < b->interval ? -1 : a->interval > b->interval);
 }
 
-static void print_burn(const sp_reader_t *rd, FILE *out)
+static void print_burn(const sp_node_result_data_t *nd, const sp_topo_rank_t *ranks, int nranks,
+                       FILE *out)
 {
-    int nranks = rd->world_size;
-    size_t n = rd->nnode_burn;
+    size_t n = nd->nburn;
     double *rates = calloc(n + 1, sizeof(double));
     const sp_node_burn_row_t **by_rank = calloc(n + 1, sizeof(*by_rank));
     size_t nwrong = 0;
@@ -130,7 +85,7 @@ static void print_burn(const sp_reader_t *rd, FILE *out)
     fprintf(out, "# Burn: %zu rows (rank x interval), GFLOP/s over each interval's GEMMs\n", n);
     /* one pass over the rows sorted by rank, not one pass per rank */
     for (size_t i = 0; i < n; i++) {
-        by_rank[i] = &rd->node_burn[i];
+        by_rank[i] = &nd->burn[i];
     }
     qsort(by_rank, n, sizeof(*by_rank), cmp_burn_rank);
     for (size_t i = 0; i < n;) {
@@ -146,20 +101,20 @@ static void print_burn(const sp_reader_t *rd, FILE *out)
         if (nranks <= MAX_RANK_LINES || wrong > 0) {
             fprintf(out, "  burn rank %5d %-20.20s %4zu intervals, median %10.3f, min %10.3f, "
                          "wrong elements %llu\n",
-                    rank, sp_reader_host(rd, rank), m, sp_stats_median(rates, m, rates), mn,
+                    rank, host_of(ranks, nranks, rank), m, sp_stats_median(rates, m, rates), mn,
                     (unsigned long long)wrong);
         }
     }
     free(by_rank);
-    for (size_t i = 0; i < rd->nnode_burn; i++) {
-        const sp_node_burn_row_t *b = &rd->node_burn[i];
+    for (size_t i = 0; i < nd->nburn; i++) {
+        const sp_node_burn_row_t *b = &nd->burn[i];
         if (b->wrong == 0) {
             continue;
         }
         if (nwrong++ < 50) {
             fprintf(out, "# WRONG RESULT: rank %d (%s) at t=%.2f s (interval %d): %llu element(s) "
                          "differ from the reference\n",
-                    b->rank, sp_reader_host(rd, b->rank), b->t_s, b->interval,
+                    b->rank, host_of(ranks, nranks, b->rank), b->t_s, b->interval,
                     (unsigned long long)b->wrong);
         }
     }
@@ -169,27 +124,28 @@ static void print_burn(const sp_reader_t *rd, FILE *out)
     free(rates);
 }
 
-void sp_node_report_print(const sp_reader_t *rd, FILE *out)
+void sp_node_report_print(const sp_node_result_data_t *nd, const sp_topo_rank_t *ranks,
+                          int world_size, FILE *out)
 {
-    double *scratch = calloc(rd->nnode_rows + 1, sizeof(double));
+    double *scratch = calloc(nd->nrows + 1, sizeof(double));
 
     if (scratch == NULL) {
         return;
     }
-    fprintf(out, "# node baselines: host GEMM %s; GPU %s\n", rd->node_blas, rd->node_gpu);
-    if (rd->nnode_rows == 0) {
+    fprintf(out, "# node baselines: host GEMM %s; GPU %s\n", nd->blas, nd->gpu);
+    if (nd->nrows == 0) {
         fprintf(out, "# no baseline measurements in this file\n");
     }
     for (int k = 0; k < SP_NODE_KIND_COUNT; k++) {
-        print_kind(rd, k, scratch, out);
+        print_kind(nd, k, scratch, out);
     }
-    if (rd->nnode_rows > 0) {
+    if (nd->nrows > 0) {
         fprintf(out, "# Outliers (CI of the median entirely below (1 - %s) x the cohort median): "
                      "%zu\n",
-                rd->node_threshold, rd->nnode_outliers);
+                nd->threshold, nd->noutliers);
     }
-    for (size_t i = 0; i < rd->nnode_outliers; i++) {
-        const sp_node_outlier_row_t *o = &rd->node_outliers[i];
+    for (size_t i = 0; i < nd->noutliers; i++) {
+        const sp_node_outlier_row_t *o = &nd->outliers[i];
         if (o->kind < 0 || o->kind >= SP_NODE_KIND_COUNT) {
             continue; /* a kind this version does not know */
         }
@@ -199,8 +155,8 @@ void sp_node_report_print(const sp_reader_t *rd, FILE *out)
                 o->id, o->host, o->ratio, o->ratio_lo, o->ratio_hi, o->median, o->cohort,
                 sp_node_kind_units((sp_node_kind_t)o->kind));
     }
-    if (rd->nnode_burn > 0) {
-        print_burn(rd, out);
+    if (nd->nburn > 0) {
+        print_burn(nd, ranks, world_size, out);
     }
     free(scratch);
 }

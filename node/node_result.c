@@ -1,10 +1,12 @@
 /* /node tables: compound types built from the row structs, so the file and the structs cannot
- * drift apart; rows are appended and flushed as they are produced. */
+ * drift apart; rows are appended and flushed as they are produced; and the group read back. */
 #include "node_result.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "result_read.h"
 
 const char *const sp_node_kind_names[SP_NODE_KIND_COUNT] = {
     "triad", "d2d", "h2d", "d2h", "gemm_f32", "gemm_f64", "gemm_f16", "gemm_bf16",
@@ -168,4 +170,53 @@ sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_
 sp_status_t sp_node_result_attr(sp_result_t *res, const char *name, const char *value)
 {
     return sp_result_attr_str(res, "/node", name, value);
+}
+
+/* Table `index` of tables[] into *rows_p, *n_p. */
+static sp_status_t read_one(hid_t file, int index, size_t row_size, void **rows_p, size_t *n_p)
+{
+    hid_t t = tables[index].type();
+    sp_status_t status = sp_result_read_table(file, tables[index].path, t, row_size, rows_p, n_p);
+
+    H5Tclose(t);
+    return status;
+}
+
+sp_status_t sp_node_result_read(hid_t file, sp_node_result_data_t *d)
+{
+    void *p = NULL;
+    hid_t g;
+    sp_status_t status;
+
+    memset(d, 0, sizeof(*d));
+    if (H5Lexists(file, "/node", H5P_DEFAULT) <= 0) {
+        return SP_OK;
+    }
+    status = read_one(file, 0, sizeof(sp_node_row_t), &p, &d->nrows);
+    d->rows = p;
+    if (status == SP_OK) {
+        status = read_one(file, 2, sizeof(sp_node_burn_row_t), &p, &d->nburn);
+        d->burn = p;
+    }
+    if (status == SP_OK) {
+        status = read_one(file, 3, sizeof(sp_node_outlier_row_t), &p, &d->noutliers);
+        d->outliers = p;
+    }
+    g = H5Gopen2(file, "/node", H5P_DEFAULT);
+    if (g >= 0) {
+        sp__result_read_attr(g, "blas", d->blas, sizeof(d->blas));
+        sp__result_read_attr(g, "gpu", d->gpu, sizeof(d->gpu));
+        sp__result_read_attr(g, "threshold", d->threshold, sizeof(d->threshold));
+        H5Gclose(g);
+    }
+    d->present = status == SP_OK;
+    return status;
+}
+
+void sp_node_result_data_free(sp_node_result_data_t *d)
+{
+    free(d->rows);
+    free(d->burn);
+    free(d->outliers);
+    memset(d, 0, sizeof(*d));
 }

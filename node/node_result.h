@@ -1,10 +1,11 @@
 /* /node in the result file: the measurement kinds of `scaleprobe node`, the rows of its tables
- * (results, samples, burn, outliers), their HDF5 types and the writers (rank 0 only).
- * docs/SCHEMA.md is the contract. */
+ * (results, samples, burn, outliers), their HDF5 types, the writers (rank 0 only) and the reader
+ * of the same group. docs/SCHEMA.md is the contract. */
 #ifndef SP_NODE_RESULT_H
 #define SP_NODE_RESULT_H
 
 #include <hdf5.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "node_kind.h"
@@ -96,5 +97,27 @@ sp_status_t sp_node_result_outliers(sp_result_t *res, const sp_node_outlier_row_
 
 /* Attribute of /node set during the run (e.g. the burn's settings). */
 sp_status_t sp_node_result_attr(sp_result_t *res, const char *name, const char *value);
+
+/* /node read back (what `report`, `compare` and `predict` use; /node/samples is not read). */
+typedef struct {
+    int present;         /* the file has /node and its tables were read */
+    sp_node_row_t *rows; /* /node/results */
+    size_t nrows;
+    sp_node_burn_row_t *burn; /* /node/burn */
+    size_t nburn;
+    sp_node_outlier_row_t *outliers; /* /node/outliers */
+    size_t noutliers;
+    char blas[512]; /* attributes of /node: host BLAS, GPU, threshold */
+    char gpu[512];
+    char threshold[32];
+} sp_node_result_data_t;
+
+/* Read /node of an open file into d (zeroed first; nothing else when the file has none).
+ * SP_ERR_FORMAT for unreadable tables, SP_ERR_NOMEM; free with sp_node_result_data_free, also
+ * on failure. */
+sp_status_t sp_node_result_read(hid_t file, sp_node_result_data_t *d);
+
+/* Free what sp_node_result_read allocated and zero d. */
+void sp_node_result_data_free(sp_node_result_data_t *d);
 
 #endif

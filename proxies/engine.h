@@ -11,7 +11,7 @@
 
 #include "backend.h"
 #include "program.h"
-#include "result.h"
+#include "proxy_result.h"
 #include "status.h"
 #include "timeline.h"
 

@@ -18,7 +18,7 @@
 #include "coll.h"
 #include "intervals.h"
 #include "program.h"
-#include "result.h"
+#include "proxy_result.h"
 #include "status.h"
 
 /* op of the cost callback for a pipeline message (collectives pass their sp_coll_kind_t). */

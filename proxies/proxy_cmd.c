@@ -13,6 +13,7 @@
 #include "proxy_table.h"
 #include "log.h"
 #include "proxy_options.h"
+#include "proxy_result.h"
 #include "runner.h"
 #include "signals.h"
 #include "stats.h"
@@ -221,7 +222,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
                    ctx->world);
         if (ctx->rank == 0) {
             sp_proxy_table_step(stdout, at, (size_t)ctx->nranks);
-            st = sp_result_proxy_append(ctx->result, at, (size_t)ctx->nranks);
+            st = sp_proxy_result_append(ctx->result, at, (size_t)ctx->nranks);
         }
         st = sp_ctx_agree(ctx, st);
         done++;
@@ -284,7 +285,7 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
     if (st == SP_OK && ctx->rank == 0) {
         sp_proxy_model(o, &model);
         print_header(ctx, &r, o);
-        st = sp_result_proxy_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
+        st = sp_proxy_result_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
                                    model.name, sp_proxy_dp_mode_names[r.cfg.dp_mode],
                                    sp_dtype_names[model.dtype]);
     }

@@ -8,7 +8,7 @@
 #include "layout.h"
 #include "model.h"
 #include "program.h"
-#include "result.h"
+#include "proxy_result.h"
 #include "options.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "result.h"
+#include "proxy_result.h"
 
 /* One line per measured step over rows[0..n) (every rank's row of that step). */
 void sp_proxy_table_header(FILE *out);

@@ -8,7 +8,7 @@
 
 #include "intervals.h"
 #include "program.h"
-#include "result.h"
+#include "proxy_result.h"
 
 /* prog's task i ran over iv[i] (ns from the step's start); the step took step_ns (the end of the
  * last task of any rank). Fills every field of *r but its identity (step, rank, stage, dp, tp)

@@ -249,19 +249,137 @@ static int mode_of(const char **vals, int n, const char **tmp, const char **mode
     return best;
 }
 
+/* Working memory of sp_fp_majority. */
+typedef struct {
+    char *vals;            /* nranks values of the current field */
+    const char **ptrs;     /* a node's values, then the nodes' values */
+    const char **tmp;
+    const char **node_val; /* each node's value of the current field */
+    int *order;            /* ranks by node, lowest rank first */
+    int *start;            /* node d's ranks: order[start[d]..start[d+1]) */
+    int *fill;
+} fp_scratch_t;
+
+static void scratch_free(fp_scratch_t *s)
+{
+    free(s->fill);
+    free(s->start);
+    free(s->order);
+    free(s->node_val);
+    free(s->tmp);
+    free(s->ptrs);
+    free(s->vals);
+}
+
+static sp_status_t scratch_alloc(fp_scratch_t *s, int nranks, int nnodes)
+{
+    int n = nranks > nnodes ? nranks : nnodes;
+
+    s->vals = calloc((size_t)(nranks > 0 ? nranks : 1), FP_VAL_LEN);
+    s->ptrs = calloc((size_t)n + 1, sizeof(*s->ptrs));
+    s->tmp = calloc((size_t)n + 1, sizeof(*s->tmp));
+    s->node_val = calloc((size_t)nnodes + 1, sizeof(*s->node_val));
+    s->order = calloc((size_t)nranks + 1, sizeof(*s->order));
+    s->start = calloc((size_t)nnodes + 2, sizeof(*s->start));
+    s->fill = calloc((size_t)nnodes + 1, sizeof(*s->fill));
+    if (s->vals == NULL || s->ptrs == NULL || s->tmp == NULL || s->node_val == NULL ||
+        s->order == NULL || s->start == NULL || s->fill == NULL) {
+        scratch_free(s);
+        return SP_ERR_NOMEM;
+    }
+    return SP_OK;
+}
+
+/* Order the ranks by node (a counting sort keeps world-rank order inside a node), clear their
+ * flags and start every node's row. */
+static void group_by_node(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes, int nnodes,
+                          fp_scratch_t *s)
+{
+    for (int i = 0; i < nranks; i++) {
+        s->start[ranks[i].node + 1]++;
+        ranks[i].differs = 0;
+        ranks[i].differs_in[0] = '\0';
+    }
+    for (int d = 0; d < nnodes; d++) {
+        s->start[d + 1] += s->start[d];
+    }
+    for (int i = 0; i < nranks; i++) {
+        int d = ranks[i].node;
+        s->order[s->start[d] + s->fill[d]++] = i;
+    }
+    for (int d = 0; d < nnodes; d++) {
+        sp_fp_node_t *nd = &nodes[d];
+        memset(nd, 0, sizeof(*nd));
+        nd->node = d;
+        nd->nranks = s->start[d + 1] - s->start[d];
+        snprintf(nd->host, sizeof(nd->host), "%s",
+                 nd->nranks > 0 ? ranks[s->order[s->start[d]]].host : "?");
+    }
+}
+
+/* Field `name` (its values in s->vals) inside node d: the node's value (s->node_val[d]), the
+ * ranks that differ from the node's majority, mixed_in, and the node's key. */
+static void field_in_node(sp_fp_rank_t *ranks, sp_fp_node_t *nd, int d, const char *name,
+                          fp_scratch_t *s)
+{
+    int k = nd->nranks;
+    const char *mode;
+    int unique;
+    size_t kl;
+
+    for (int j = 0; j < k; j++) {
+        s->ptrs[j] = s->vals + (size_t)s->order[s->start[d] + j] * FP_VAL_LEN;
+    }
+    if (k == 0) {
+        s->node_val[d] = "";
+        return;
+    }
+    if (mode_of(s->ptrs, k, s->tmp, &mode, &unique) < k) {
+        flag_add(nd->mixed_in, sizeof(nd->mixed_in), name);
+    }
+    /* a tie inside the node: its lowest rank speaks for it, and no rank is flagged */
+    s->node_val[d] = unique ? mode : s->ptrs[0];
+    for (int j = 0; unique && j < k; j++) {
+        sp_fp_rank_t *r = &ranks[s->order[s->start[d] + j]];
+        if (strcmp(s->ptrs[j], mode) != 0) {
+            r->differs = 1;
+            flag_add(r->differs_in, sizeof(r->differs_in), name);
+        }
+    }
+    kl = strlen(nd->key);
+    if (kl < sizeof(nd->key)) {
+        snprintf(nd->key + kl, sizeof(nd->key) - kl, "%s%s=%s", kl > 0 ? ";" : "", name,
+                 s->node_val[d]);
+    }
+}
+
+/* Field `name` across nodes: flag the nodes that differ from the majority of the nodes' values;
+ * *mode_p and *unique_p as mode_of. Nodes without ranks (only in a damaged file) have no say. */
+static void field_across_nodes(sp_fp_node_t *nodes, int nnodes, const char *name,
+                               fp_scratch_t *s, const char **mode_p, int *unique_p)
+{
+    int m = 0;
+
+    for (int d = 0; d < nnodes; d++) {
+        if (nodes[d].nranks > 0) {
+            s->ptrs[m++] = s->node_val[d];
+        }
+    }
+    mode_of(s->ptrs, m, s->tmp, mode_p, unique_p);
+    for (int d = 0; *unique_p && d < nnodes; d++) {
+        if (nodes[d].nranks > 0 && strcmp(s->node_val[d], *mode_p) != 0) {
+            nodes[d].differs = 1;
+            flag_add(nodes[d].differs_in, sizeof(nodes[d].differs_in), name);
+        }
+    }
+}
+
 sp_status_t sp_fp_majority(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes, int nnodes,
                            sp_kv_t *majority, int *nmajority_p, char *ties, size_t tieslen)
 {
-    char *vals = NULL;           /* nranks values of the current field */
-    const char **ptrs = NULL;    /* a node's values, then the nodes' values */
-    const char **tmp = NULL;
-    const char **node_val = NULL;
-    int *order = NULL;           /* ranks by node, lowest rank first */
-    int *start = NULL;           /* node d's ranks: order[start[d]..start[d+1]) */
-    int *fill = NULL;
+    fp_scratch_t s = {0};
     int nmaj = 0;
-    int n = nranks > nnodes ? nranks : nnodes;
-    sp_status_t status = SP_OK;
+    sp_status_t status;
 
     if (ties != NULL && tieslen > 0) {
         ties[0] = '\0';
@@ -271,39 +389,14 @@ sp_status_t sp_fp_majority(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes,
             return SP_ERR_INVALID;
         }
     }
-    vals = calloc((size_t)(nranks > 0 ? nranks : 1), FP_VAL_LEN);
-    ptrs = calloc((size_t)n + 1, sizeof(*ptrs));
-    tmp = calloc((size_t)n + 1, sizeof(*tmp));
-    node_val = calloc((size_t)nnodes + 1, sizeof(*node_val));
-    order = calloc((size_t)nranks + 1, sizeof(*order));
-    start = calloc((size_t)nnodes + 2, sizeof(*start));
-    fill = calloc((size_t)nnodes + 1, sizeof(*fill));
-    if (vals == NULL || ptrs == NULL || tmp == NULL || node_val == NULL || order == NULL ||
-        start == NULL || fill == NULL) {
-        status = SP_ERR_NOMEM;
-        goto out_free;
+    status = scratch_alloc(&s, nranks, nnodes);
+    if (status != SP_OK) {
+        if (nmajority_p != NULL) {
+            *nmajority_p = 0;
+        }
+        return status;
     }
-    /* counting sort by node keeps world-rank order inside a node */
-    for (int i = 0; i < nranks; i++) {
-        start[ranks[i].node + 1]++;
-        ranks[i].differs = 0;
-        ranks[i].differs_in[0] = '\0';
-    }
-    for (int d = 0; d < nnodes; d++) {
-        start[d + 1] += start[d];
-    }
-    for (int i = 0; i < nranks; i++) {
-        int d = ranks[i].node;
-        order[start[d] + fill[d]++] = i;
-    }
-    for (int d = 0; d < nnodes; d++) {
-        sp_fp_node_t *nd = &nodes[d];
-        memset(nd, 0, sizeof(*nd));
-        nd->node = d;
-        nd->nranks = start[d + 1] - start[d];
-        snprintf(nd->host, sizeof(nd->host), "%s",
-                 nd->nranks > 0 ? ranks[order[start[d]]].host : "?");
-    }
+    group_by_node(ranks, nranks, nodes, nnodes, &s);
     for (int f = 0; f < sp_fp_nfields; f++) {
         const char *name = sp_fp_fields[f].name;
         const char *mode;
@@ -313,53 +406,12 @@ sp_status_t sp_fp_majority(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes,
             continue;
         }
         for (int i = 0; i < nranks; i++) {
-            sp_fp_field_str(&ranks[i], f, vals + (size_t)i * FP_VAL_LEN, FP_VAL_LEN);
+            sp_fp_field_str(&ranks[i], f, s.vals + (size_t)i * FP_VAL_LEN, FP_VAL_LEN);
         }
         for (int d = 0; d < nnodes; d++) {
-            sp_fp_node_t *nd = &nodes[d];
-            int k = nd->nranks;
-            size_t kl;
-            for (int j = 0; j < k; j++) {
-                ptrs[j] = vals + (size_t)order[start[d] + j] * FP_VAL_LEN;
-            }
-            if (k == 0) {
-                node_val[d] = "";
-                continue;
-            }
-            if (mode_of(ptrs, k, tmp, &mode, &unique) < k) {
-                flag_add(nd->mixed_in, sizeof(nd->mixed_in), name);
-            }
-            /* a tie inside the node: its lowest rank speaks for it, and no rank is flagged */
-            node_val[d] = unique ? mode : ptrs[0];
-            for (int j = 0; unique && j < k; j++) {
-                sp_fp_rank_t *r = &ranks[order[start[d] + j]];
-                if (strcmp(ptrs[j], mode) != 0) {
-                    r->differs = 1;
-                    flag_add(r->differs_in, sizeof(r->differs_in), name);
-                }
-            }
-            kl = strlen(nd->key);
-            if (kl < sizeof(nd->key)) {
-                snprintf(nd->key + kl, sizeof(nd->key) - kl, "%s%s=%s", kl > 0 ? ";" : "", name,
-                         node_val[d]);
-            }
+            field_in_node(ranks, &nodes[d], d, name, &s);
         }
-        /* nodes without ranks (only in a damaged file) have no say */
-        {
-            int m = 0;
-            for (int d = 0; d < nnodes; d++) {
-                if (nodes[d].nranks > 0) {
-                    ptrs[m++] = node_val[d];
-                }
-            }
-            mode_of(ptrs, m, tmp, &mode, &unique);
-        }
-        for (int d = 0; unique && d < nnodes; d++) {
-            if (nodes[d].nranks > 0 && strcmp(node_val[d], mode) != 0) {
-                nodes[d].differs = 1;
-                flag_add(nodes[d].differs_in, sizeof(nodes[d].differs_in), name);
-            }
-        }
+        field_across_nodes(nodes, nnodes, name, &s, &mode, &unique);
         if (!unique && nnodes > 0 && ties != NULL) {
             flag_add(ties, tieslen, name);
         }
@@ -370,14 +422,7 @@ sp_status_t sp_fp_majority(sp_fp_rank_t *ranks, int nranks, sp_fp_node_t *nodes,
             nmaj++;
         }
     }
-out_free:
-    free(fill);
-    free(start);
-    free(order);
-    free(node_val);
-    free(tmp);
-    free(ptrs);
-    free(vals);
+    scratch_free(&s);
     if (nmajority_p != NULL) {
         *nmajority_p = nmaj;
     }

@@ -207,7 +207,7 @@ static sp_status_t write_collective(const char *path, MPI_Comm comm, const sp_ev
     H5Pclose(dxpl);
     H5Pclose(fapl);
     if (file < 0 || rc < 0) {
-        sp_error("collective write of /timeline to %s failed: %s", path, sp__result_h5_error());
+        sp_error("collective write of /timeline to %s failed: %s", path, sp__result_h5_error().text);
         return SP_ERR_IO;
     }
     return SP_OK;

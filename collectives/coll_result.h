@@ -1,0 +1,87 @@
+/* /coll in the result file: the rows of a collective sweep (results, samples, rank_times, wrong),
+ * their HDF5 types, the writer (rank 0 only) and the reader of the same tables.
+ * docs/SCHEMA.md is the contract. */
+#ifndef SP_COLL_RESULT_H
+#define SP_COLL_RESULT_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "status.h"
+
+#define SP_REDOP_NONE SP_RESULT_ENUM_NONE /* redop of collectives without a reduction */
+
+/* One row of /coll/results. Times in microseconds, bandwidths in GB/s (1e9 B/s). */
+typedef struct {
+    int8_t op;            /* sp_coll_kind_t */
+    int8_t dtype;         /* sp_dtype_t */
+    int8_t redop;         /* sp_redop_t or SP_REDOP_NONE */
+    int8_t in_place;
+    int32_t root;         /* -1 for collectives without a root */
+    uint64_t bytes;       /* the size column: max(send, recv) bytes per rank */
+    uint64_t count;       /* the count column: elements passed to the call */
+    uint32_t samples;
+    uint32_t batch;       /* operations timed back to back per sample */
+    int8_t converged;     /* 1 when the CI target was met (also reported with fixed -n) */
+    double time_us;       /* median of the per-sample max-over-ranks times */
+    double mean_us;
+    double stddev_us;
+    double min_us;
+    double max_us;
+    double p99_us;
+    double ci_lo_us;      /* 95% CI of the median (order statistics) */
+    double ci_hi_us;
+    double ci_rel;        /* relative half-width of the CI; inf when not defined */
+    double algbw_gbps;
+    double busbw_gbps;    /* NaN when the world has one rank */
+    int64_t wrong;        /* wrong elements summed over ranks; -1 when not checked */
+    int32_t wrong_ranks;  /* number of ranks with wrong elements (listed in /coll/wrong) */
+    int32_t slowest_rank; /* rank with the highest own median time */
+    double slowest_margin; /* its median over the median of all ranks' medians, minus 1 */
+    uint64_t sample_offset; /* first sample of this row in /coll/samples */
+    double elapsed_s;     /* wall time spent on the point (warm-up, calibration, samples, check) */
+} sp_coll_row_t;
+
+/* One row of /coll/samples. */
+typedef struct {
+    double time_us;       /* max over ranks of the per-operation time of one batch */
+    int32_t slowest_rank; /* the rank that had that max */
+} sp_coll_sample_t;
+
+/* One row of /coll/wrong. */
+typedef struct {
+    uint64_t row;
+    int32_t rank;
+    uint64_t wrong;
+} sp_coll_wrong_t;
+
+/* HDF5 types of the tables (caller closes them with H5Tclose). */
+hid_t sp__coll_row_type(void);
+hid_t sp__coll_sample_type(void);
+hid_t sp__coll_wrong_type(void);
+
+/* Append one sweep point: its row, its samples, the per-rank median times (nranks values, the
+ * world) and the ranks with wrong data. Sets row->sample_offset and wrong[].row. /coll and its
+ * tables are created with the first point. The point is flushed: the row goes last, so a reader
+ * that sees a row also sees its samples and rank times. Not while the file is suspended. */
+sp_status_t sp_coll_result_append(sp_result_t *res, sp_coll_row_t *row,
+                                  const sp_coll_sample_t *samples, const double *rank_times_us,
+                                  int nranks, sp_coll_wrong_t *wrong, size_t nwrong);
+
+/* Read /coll/results and /coll/wrong of an open file (both NULL and 0 in a file without /coll;
+ * the caller frees them, also on failure). SP_ERR_FORMAT, SP_ERR_NOMEM. */
+sp_status_t sp_coll_result_read(hid_t file, sp_coll_row_t **rows_p, size_t *nrows_p,
+                                sp_coll_wrong_t **wrong_p, size_t *nwrong_p);
+
+/* The row->samples per-sample times of a row of the file at path (caller frees). */
+sp_status_t sp_coll_result_read_samples(const char *path, const sp_coll_row_t *row,
+                                        sp_coll_sample_t **samples_p);
+
+/* Row i of /coll/rank_times of the file at path: world_size per-rank median times (caller
+ * frees). */
+sp_status_t sp_coll_result_read_rank_times(const char *path, size_t i, int world_size,
+                                           double **times_p);
+
+#endif

@@ -1,0 +1,182 @@
+/* /proxy tables: compound types built from the row structs, so the file and the structs cannot
+ * drift apart; written through the runtime's generic table helpers, one step flushed at a time;
+ * and the same group read back. */
+#include "proxy_result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "result_read.h"
+
+hid_t sp__proxy_rank_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_rank_row_t));
+
+#define PI(name) H5Tinsert(t, #name, HOFFSET(sp_proxy_rank_row_t, name), H5T_NATIVE_INT32)
+#define PD(name) H5Tinsert(t, #name, HOFFSET(sp_proxy_rank_row_t, name), H5T_NATIVE_DOUBLE)
+    PI(step);
+    PI(rank);
+    PI(stage);
+    PI(dp);
+    PI(tp);
+    PD(step_ms);
+    PD(busy_ms);
+    PD(bubble_ms);
+    PD(bubble_frac);
+    PD(predicted_frac);
+    PD(warmup_ms);
+    PD(steady_ms);
+    PD(cooldown_ms);
+    PD(tp_ms);
+    PD(tp_overlap);
+    PD(tp_exposed_ms);
+    PD(pp_ms);
+    PD(pp_overlap);
+    PD(pp_exposed_ms);
+    PD(dp_ms);
+    PD(dp_overlap);
+    PD(dp_exposed_ms);
+    PD(exposed_ms);
+    PD(slowdown);
+#undef PI
+#undef PD
+    return t;
+}
+
+hid_t sp__proxy_info_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_proxy_info_t));
+
+#define PF(name, type) H5Tinsert(t, #name, HOFFSET(sp_proxy_info_t, name), type)
+    PF(pp, H5T_NATIVE_INT32);
+    PF(tp, H5T_NATIVE_INT32);
+    PF(dp, H5T_NATIVE_INT32);
+    PF(microbatches, H5T_NATIVE_INT32);
+    PF(chunks, H5T_NATIVE_INT32);
+    PF(sequence_parallel, H5T_NATIVE_INT32);
+    PF(overlap, H5T_NATIVE_INT32);
+    PF(causal, H5T_NATIVE_INT32);
+    PF(layers, H5T_NATIVE_INT64);
+    PF(hidden, H5T_NATIVE_INT64);
+    PF(heads, H5T_NATIVE_INT64);
+    PF(ffn, H5T_NATIVE_INT64);
+    PF(seq, H5T_NATIVE_INT64);
+    PF(micro_batch, H5T_NATIVE_INT64);
+    PF(vocab, H5T_NATIVE_INT64);
+    PF(tflops, H5T_NATIVE_DOUBLE);
+    PF(peak_tflops, H5T_NATIVE_DOUBLE);
+    PF(tokens_per_step, H5T_NATIVE_DOUBLE);
+    PF(flops_per_step, H5T_NATIVE_DOUBLE);
+    PF(bucket_mib, H5T_NATIVE_DOUBLE);
+#undef PF
+    return t;
+}
+
+static sp_status_t begin_tables(sp_result_t *res, const sp_proxy_info_t *info)
+{
+    hid_t itype = sp__proxy_info_type();
+    hid_t rtype = sp__proxy_rank_type();
+    sp_status_t status = sp_result_group_create(res, "/proxy");
+
+    if (status == SP_OK) {
+        status = sp_result_table_create(res, "/proxy/info", itype, 1);
+    }
+    if (status == SP_OK) {
+        status = sp_result_table_append_noflush(res, "/proxy/info", itype, info, 1);
+    }
+    if (status == SP_OK) {
+        status = sp_result_table_create(res, "/proxy/ranks", rtype, 1024);
+    }
+    H5Tclose(itype);
+    H5Tclose(rtype);
+    return status;
+}
+
+sp_status_t sp_proxy_result_begin(sp_result_t *res, const sp_proxy_info_t *info,
+                                  const char *schedule, const char *model, const char *dp_mode,
+                                  const char *dtype)
+{
+    sp_status_t status = begin_tables(res, info);
+
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/proxy", "schedule", schedule);
+    }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/proxy", "model", model);
+    }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/proxy", "dp_mode", dp_mode);
+    }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/proxy", "dtype", dtype);
+    }
+    return status == SP_OK ? sp_result_flush(res) : status;
+}
+
+sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n)
+{
+    hid_t type = sp__proxy_rank_type();
+    sp_status_t status = sp_result_table_append(res, "/proxy/ranks", type, rows, n);
+
+    H5Tclose(type);
+    return status;
+}
+
+sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)
+{
+    sp_status_t status = sp_result_attr_int(res, "/proxy", "predicted", 1);
+
+    return status == SP_OK ? sp_result_attr_str(res, "/proxy", "predicted_source", source) : status;
+}
+
+static sp_status_t read_tables(hid_t file, sp_proxy_result_data_t *d)
+{
+    hid_t type = sp__proxy_info_type();
+    void *p = NULL;
+    size_t ninfo = 0;
+    sp_status_t status =
+        sp_result_read_table(file, "/proxy/info", type, sizeof(sp_proxy_info_t), &p, &ninfo);
+
+    H5Tclose(type);
+    if (status == SP_OK && ninfo == 1) {
+        d->info = *(sp_proxy_info_t *)p;
+        d->has_info = 1;
+    }
+    free(p);
+    p = NULL;
+    if (status == SP_OK) {
+        type = sp__proxy_rank_type();
+        status = sp_result_read_table(file, "/proxy/ranks", type, sizeof(sp_proxy_rank_row_t), &p,
+                                      &d->nrows);
+        H5Tclose(type);
+        d->rows = p;
+    }
+    return status;
+}
+
+sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d)
+{
+    char buf[64];
+    hid_t g;
+    sp_status_t status;
+
+    memset(d, 0, sizeof(*d));
+    if (H5Lexists(file, "/proxy", H5P_DEFAULT) <= 0) {
+        return SP_OK;
+    }
+    status = read_tables(file, d);
+    g = H5Gopen2(file, "/proxy", H5P_DEFAULT);
+    if (g < 0) {
+        return SP_ERR_FORMAT;
+    }
+    sp__result_read_attr(g, "schedule", d->schedule, sizeof(d->schedule));
+    sp__result_read_attr(g, "model", d->model, sizeof(d->model));
+    sp__result_read_attr(g, "dp_mode", d->dp_mode, sizeof(d->dp_mode));
+    if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
+        d->predicted = strtol(buf, NULL, 10) != 0;
+        sp__result_read_attr(g, "predicted_source", d->predicted_source,
+                             sizeof(d->predicted_source));
+    }
+    H5Gclose(g);
+    return status;
+}

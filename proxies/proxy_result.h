@@ -1,0 +1,89 @@
+/* /proxy in the result file: the rows of a training-proxy run (info, ranks), their HDF5 types,
+ * the writer (rank 0 only; also `scaleprobe predict`) and the reader of the same group.
+ * docs/SCHEMA.md is the contract. */
+#ifndef SP_PROXY_RESULT_H
+#define SP_PROXY_RESULT_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "status.h"
+
+/* One row of /proxy/ranks: one rank in one measured step (docs/METHODOLOGY.md, "Training
+ * proxy"). Times in milliseconds; a fraction or ratio that has no data (no traffic on a lane) is
+ * NaN. */
+typedef struct {
+    int32_t step;  /* measured step, 0.. (warm-up steps excluded) */
+    int32_t rank;  /* world rank */
+    int32_t stage; /* its pipeline stage, data-parallel and tensor-parallel coordinates */
+    int32_t dp;
+    int32_t tp;
+    double step_ms;        /* the step's wall time: max over ranks of the last task's end */
+    double busy_ms;        /* length of the union of the rank's compute intervals */
+    double bubble_ms;      /* step_ms - busy_ms */
+    double bubble_frac;    /* bubble_ms / step_ms */
+    double predicted_frac; /* the schedule's replay with the measured mean op times */
+    double warmup_ms;      /* the bubble split by the phase of the op each idle gap precedes */
+    double steady_ms;
+    double cooldown_ms;
+    double tp_ms;          /* per lane class: length of the union of its intervals, */
+    double tp_overlap;     /* |comm and compute| / |comm|, */
+    double tp_exposed_ms;  /* |comm| - |comm and compute| */
+    double pp_ms;
+    double pp_overlap;
+    double pp_exposed_ms;
+    double dp_ms;
+    double dp_overlap;
+    double dp_exposed_ms;
+    double exposed_ms;     /* communication of any lane not under compute */
+    double slowdown;       /* compute time / nominal with concurrent communication, over the
+                            * same without */
+} sp_proxy_rank_row_t;
+
+/* The proxy's configuration, the one row of /proxy/info. */
+typedef struct {
+    int32_t pp, tp, dp, microbatches, chunks, sequence_parallel, overlap, causal;
+    int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
+    double tflops;          /* the device rate compute ops run at */
+    double peak_tflops;     /* the peak MFU is computed against */
+    double tokens_per_step; /* micro_batch * seq * microbatches * dp */
+    double flops_per_step;  /* model FLOPs of one step, all ranks (sp_model_flops_per_step) */
+    double bucket_mib;
+} sp_proxy_info_t;
+
+/* /proxy read back: everything empty / 0 in a file without /proxy. */
+typedef struct {
+    int has_info; /* /proxy/info had its one row */
+    sp_proxy_info_t info;
+    sp_proxy_rank_row_t *rows; /* /proxy/ranks (caller frees) */
+    size_t nrows;
+    char schedule[32]; /* attributes of /proxy */
+    char model[32];
+    char dp_mode[16];
+    int predicted;               /* attribute predicted: written by `predict` */
+    char predicted_source[1100]; /* its cost model (predicted_source) */
+} sp_proxy_result_data_t;
+
+/* HDF5 types of the tables (caller closes them with H5Tclose). */
+hid_t sp__proxy_rank_type(void); /* /proxy/ranks rows: sp_proxy_rank_row_t */
+hid_t sp__proxy_info_type(void); /* /proxy/info: sp_proxy_info_t */
+
+/* /proxy: the info row, the names (schedule, model, dp_mode, dtype) as attributes, and an empty
+ * /proxy/ranks table, flushed; then sp_proxy_result_append adds one step's rows at a time and
+ * flushes, so a stopped run keeps every finished step. */
+sp_status_t sp_proxy_result_begin(sp_result_t *res, const sp_proxy_info_t *info,
+                                  const char *schedule, const char *model, const char *dp_mode,
+                                  const char *dtype);
+sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n);
+
+/* Mark /proxy (after sp_proxy_result_begin) as predicted by `scaleprobe predict`, not measured:
+ * attributes predicted = 1 and predicted_source (the cost model: sweep file or alpha-beta). */
+sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source);
+
+/* Read /proxy of an open file into d (zeroed first; nothing else when the file has none).
+ * SP_ERR_FORMAT for unreadable tables, SP_ERR_NOMEM; d->rows is the caller's even then. */
+sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d);
+
+#endif
