@@ -149,20 +149,20 @@ static void get_layout(const sp_coll_args_t *args, const sp_sweep_bufs_t *bufs, 
 }
 
 /* Poison the output region and write the input: stale data can never pass verification. */
-static sp_status_t prepare(sp_ctx_t *ctx, const sp_coll_t *coll, const sp_coll_args_t *args,
-                           const sp_sweep_bufs_t *bufs, const layout_t *l)
+static sp_status_t prepare(sp_ctx_t *ctx, const sp_coll_op_t *op, const sp_sweep_bufs_t *bufs,
+                           const layout_t *l)
 {
     const sp_backend_ops_t *ops = ctx->backend.ops;
     sp_status_t status = ops->mem_poison(ctx->backend.state, bufs->recv, l->region);
 
     if (status == SP_OK) {
-        status = ops->fill(ctx->backend.state, coll, args, l->input);
+        status = ops->fill(ctx->backend.state, &op->input, l->input, op->args.counts.send_count);
     }
     return status;
 }
 
 /* Time k operations on this rank, in microseconds per operation. */
-static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
+static sp_status_t time_batch(sp_ctx_t *ctx, const sp_comm_call_t *call, sp_sweep_bufs_t *bufs,
                               const layout_t *l, long k, double *us_p)
 {
     const sp_backend_ops_t *ops = ctx->backend.ops;
@@ -170,7 +170,7 @@ static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_swee
     sp_status_t status;
     uint64_t ns = 0;
 
-    status = ops->coll_batch(st, args, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
+    status = ops->coll_batch(st, call, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
     if (status == SP_OK) {
         status = ops->sync(st);
     }
@@ -257,9 +257,11 @@ static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, si
     return *converged_p || n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
 }
 
-sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
-                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs)
+static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_op_t *op,
+                              sp_sweep_bufs_t *bufs)
 {
+    const sp_coll_t *coll = op->coll;
+    const sp_coll_args_t *args = &op->args;
     const sp_backend_ops_t *ops = ctx->backend.ops;
     void *st = ctx->backend.state;
     sp_sweep_point_t *p = &bufs->point;
@@ -283,9 +285,9 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
 
     sp_watchdog_beat(ctx->watchdog, "%s %zu B: warm-up", sp_coll_names[args->kind],
                      (size_t)sp_coll_size_bytes(args));
-    status = prepare(ctx, coll, args, bufs, &l);
+    status = prepare(ctx, op, bufs, &l);
     for (long i = 0; i < opts->warmup && status == SP_OK; i++) {
-        status = ops->coll_run(st, args, l.send, bufs->recv);
+        status = ops->coll_run(st, &op->call, l.send, bufs->recv);
         ctx->coll_seq++;
     }
     if (status == SP_OK) {
@@ -300,7 +302,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     sp_watchdog_beat(ctx->watchdog, "%s %zu B: calibration", sp_coll_names[args->kind],
                      (size_t)sp_coll_size_bytes(args));
     MPI_Barrier(ctx->world);
-    status = time_batch(ctx, args, bufs, &l, 1, &us);
+    status = time_batch(ctx, &op->call, bufs, &l, 1, &us);
     ctx->coll_seq++;
     status = agree_point(ctx, status, args, "calibration", 1);
     if (status != SP_OK) {
@@ -311,7 +313,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
 
     /* in-place operations overwrite their input: start the samples from fresh data */
     if (args->in_place) {
-        status = sp_ctx_agree(ctx, prepare(ctx, coll, args, bufs, &l));
+        status = sp_ctx_agree(ctx, prepare(ctx, op, bufs, &l));
         if (status != SP_OK) {
             return status;
         }
@@ -340,7 +342,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
                          sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), n + 1, k,
                          (unsigned long long)ctx->coll_seq);
         ev.start_ns = (int64_t)sp_time_ns();
-        status = time_batch(ctx, args, bufs, &l, k, &us);
+        status = time_batch(ctx, &op->call, bufs, &l, k, &us);
         ev.end_ns = (int64_t)sp_time_ns();
         ev.op = (int16_t)args->kind;
         ev.dtype = (int16_t)args->dtype;
@@ -389,9 +391,9 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
                      (size_t)sp_coll_size_bytes(args));
     if (!opts->no_check) {
         if (args->in_place) {
-            status = prepare(ctx, coll, args, bufs, &l);
+            status = prepare(ctx, op, bufs, &l);
             if (status == SP_OK) {
-                status = ops->coll_run(st, args, l.send, bufs->recv);
+                status = ops->coll_run(st, &op->call, l.send, bufs->recv);
                 ctx->coll_seq++;
             }
             if (status == SP_OK) {
@@ -403,7 +405,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
             status = ops->mem_poison(st, l.output, sp_dtype_size(args->dtype));
         }
         if (status == SP_OK) {
-            status = ops->check(st, coll, args, l.output, &wrong_local);
+            status = ops->check(st, op->spans, op->nspans, l.output, &wrong_local);
         }
         status = agree_point(ctx, status, args, "verification", 1);
         if (status != SP_OK) {
@@ -466,6 +468,25 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     }
     row->elapsed_s = (double)(sp_time_ns() - t_start) * 1e-9;
     return SP_OK;
+}
+
+sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs)
+{
+    sp_coll_op_t op;
+    sp_status_t built;
+    sp_status_t status;
+
+    (void)coll; /* args->kind names it */
+    built = sp_coll_op_init(&op, args);
+    status = sp_ctx_agree(ctx, built);
+    if (status == SP_OK) {
+        status = measure_op(ctx, opts, &op, bufs);
+    }
+    if (built == SP_OK) {
+        sp_coll_op_cleanup(&op);
+    }
+    return status;
 }
 
 /* Largest buffer any selected collective needs at the largest size. */
@@ -601,8 +622,8 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                                           (sp_dtype_t)d,
                                           coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM,
                                           root < 0 ? 0 : root, 0, sizes[si]);
-                        int run_out = do_out && ops->coll_supported(st, args.kind, 0);
-                        int run_in = do_in && ops->coll_supported(st, args.kind, 1);
+                        int run_out = do_out && ops->pattern_supported(st, coll->pattern, 0);
+                        int run_in = do_in && ops->pattern_supported(st, coll->pattern, 1);
                         if (run_out) {
                             args.in_place = 0;
                             status = sweep_point(ctx, opts, coll, &args, &bufs, &row_out);
