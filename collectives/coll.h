@@ -26,6 +26,7 @@
     X(SENDRECV, sendrecv)                                                                          \
     X(GATHER, gather)                                                                              \
     X(SCATTER, scatter)                                                                            \
+    X(ALLTOALLV, alltoallv)                                                                        \
     /* a new collective: one line above this one */
 
 #define SP__COLL_ENUM(kind, name) SP_COLL_##kind,
