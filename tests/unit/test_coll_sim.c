@@ -154,7 +154,8 @@ static void fail_case(const sim_case_t *sc, int rank, const char *what, size_t i
 
 /* Reference all_to_allv matrix, from its definition in docs/METHODOLOGY.md rather than from
  * the collective's code: flows in 16-byte units, the flow of distance k carrying
- * floor(T S(k+1) / W) - floor(T S(k) / W) units of the T a rank sends, S(k) = k(k+1)/2, W = S(n). */
+ * floor(T S(k+1) / W) - floor(T S(k) / W) units of the T a rank sends, S(k) = k(k+1)/2,
+ * W = S(n). */
 static size_t ref_flow(const sp_coll_counts_t *c, sp_dtype_t dt, int n, int src, int dst)
 {
     uint64_t align = 16 / sp_dtype_size(dt);
@@ -337,7 +338,8 @@ static void sim_check_rank(sim_t *s, int r)
     unsigned char *buf = s->bufs + (size_t)r * s->buf_elems * s->esize;
     unsigned char *out =
         buf + (sc->in_place ? inplace_output_at(sc->kind, r, c->param_count) : 0) * s->esize;
-    unsigned char *checked = buf + (sc->in_place ? c->recv_inplace_offset * (size_t)r : 0) * s->esize;
+    unsigned char *checked =
+        buf + (sc->in_place ? c->recv_inplace_offset * (size_t)r : 0) * s->esize;
     int has_out = rank_has_output(sc, r);
 
     if (s->coll->has_output(&a) != has_out) {
