@@ -3,9 +3,8 @@
  * timing, device kernels for fill and verification. Every wait for the device after the
  * communicator exists is bounded by the configured timeout: on expiry the communicator is
  * aborted and SP_ERR_TIMEOUT returned (the blocking ncclCommInitRank itself is not).
- * CUDA and NCCL headers are included here and nowhere else (and in the one .cu file). */
-#include <cuda_runtime.h>
-#include <nccl.h>
+ * CUDA and NCCL headers are included in the backend's files only (backend_nccl*.c, its internal
+ * header and the one .cu file); the proxy's streams are in backend_nccl_stream.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@
 #endif
 #endif
 
-#include "backend.h"
+#include "backend_nccl_impl.h"
 #include "backend_nccl_kernels.h"
 #include "gpu_util.h"
 #include "log.h"
@@ -36,63 +35,6 @@ _Static_assert(SP_DTYPE_BFLOAT16 == (int)ncclBfloat16 && SP_DTYPE_HALF == (int)n
 _Static_assert(SP_REDOP_AVG == (int)ncclAvg && SP_REDOP_MIN == (int)ncclMin,
                "sp_redop_t follows ncclRedOp_t");
 
-typedef struct {
-    MPI_Comm comm;
-    int rank;
-    int nranks;
-    int device;
-    cudaStream_t stream;
-    ncclComm_t nccl;                 /* NULL after an abort */
-    unsigned long long *counter;     /* device memory, for verification */
-    double timeout_s;
-    int cuda_graph;
-    /* the last captured batch, replayed while the same operation is timed */
-    cudaGraphExec_t graph;
-    sp_comm_call_t graph_call;
-    size_t *graph_v;                 /* the captured call's per-peer arrays, 4 * nranks */
-    const void *graph_send;
-    void *graph_recv;
-    long graph_k;
-    char device_name[128];
-    char bus_id[32];
-    struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
-} nccl_state_t;
-
-struct sp_event {
-    cudaEvent_t ev;
-};
-
-/* A proxy stream (see nccl_stream_create). All of them are driven from the main thread. */
-struct sp_stream {
-    cudaStream_t stream;
-    ncclComm_t nccl; /* NULL after an abort */
-    int rank;
-    int nranks;
-    struct sp_stream *next; /* in nccl_state_t.streams */
-};
-
-/* Log a failed CUDA call once, with CUDA's own message, and classify it. */
-static sp_status_t cuda_check(cudaError_t rc, const char *what)
-{
-    if (rc == cudaSuccess) {
-        return SP_OK;
-    }
-    sp_error("%s: %s", what, cudaGetErrorString(rc));
-    return sp_gpu_classify_cuda((int)rc);
-}
-
-static sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, const char *what)
-{
-    if (rc == ncclSuccess) {
-        return SP_OK;
-    }
-    if (sp_gpu_classify_nccl((int)rc) == SP_OK) {
-        return SP_OK; /* in progress: only non-blocking communicators say so */
-    }
-    sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
-             st->nccl ? ncclGetLastError(st->nccl) : "");
-    return sp_gpu_classify_nccl((int)rc);
-}
 
 int sp_backend_gpu_count(char *err, size_t errlen)
 {
@@ -136,8 +78,8 @@ static int abort_all(nccl_state_t *st)
 
 /* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort every
  * communicator (abort_all), so no rank stays blocked on a peer that will never come. */
-static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
-                                   cudaError_t (*query)(void *), void *what_obj, const char *what)
+sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
+                                     cudaError_t (*query)(void *), void *what_obj, const char *what)
 {
     uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
     struct timespec nap = {0, 20000};
@@ -164,12 +106,7 @@ static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
 static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
                                 const char *what)
 {
-    return bounded_wait_on(st, &st->nccl, query, what_obj, what);
-}
-
-static cudaError_t query_stream(void *s)
-{
-    return cudaStreamQuery((cudaStream_t)s);
+    return sp__nccl_bounded_wait_on(st, &st->nccl, query, what_obj, what);
 }
 
 static cudaError_t query_event(void *e)
@@ -408,7 +345,7 @@ static sp_status_t nccl_sync(void *state)
 {
     nccl_state_t *st = state;
 
-    return bounded_wait(st, query_stream, st->stream, "waiting for the stream");
+    return bounded_wait(st, sp__nccl_query_stream, st->stream, "waiting for the stream");
 }
 
 /* One check kernel per span, all adding to one counter, then one wait. */
@@ -427,7 +364,8 @@ static sp_status_t nccl_check_output(void *state, const sp_pattern_span_t *spans
                         "cudaMemsetAsync");
     for (size_t i = 0; i < nspans && status == SP_OK; i++) {
         const sp_pattern_t *p = &spans[i].pattern;
-        const char *at = (const char *)output + spans[i].offset * sp_dtype_size((sp_dtype_t)p->dtype);
+        size_t esize = sp_dtype_size((sp_dtype_t)p->dtype);
+        const char *at = (const char *)output + spans[i].offset * esize;
         if (spans[i].count == 0) {
             continue;
         }
@@ -469,16 +407,6 @@ static int nccl_pattern_supported(void *state, sp_comm_pattern_t pattern, int in
                           pattern == SP_COMM_SENDRECV));
 }
 
-/* Where a collective runs: the backend's own communicator and stream, or a proxy stream's. */
-typedef struct {
-    ncclComm_t comm;
-    cudaStream_t stream;
-    int rank;
-    int nranks;
-} nccl_place_t;
-
-static sp_status_t call_on(const nccl_state_t *st, const nccl_place_t *at,
-                           const sp_comm_call_t *call, const void *send, void *recv);
 
 static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const void *send,
                                  void *recv)
@@ -489,7 +417,7 @@ static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const 
     if (st->nccl == NULL) {
         return SP_ERR_TIMEOUT; /* aborted earlier */
     }
-    return call_on(st, &at, call, send, recv);
+    return sp__nccl_call_on(st, &at, call, send, recv);
 }
 
 /* Block exchanges (alltoall, gather, scatter) as grouped point-to-point, as nccl-tests does
@@ -574,8 +502,8 @@ static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, 
     return rc == ncclSuccess ? end : rc;
 }
 
-static sp_status_t call_on(const nccl_state_t *st, const nccl_place_t *at,
-                           const sp_comm_call_t *call, const void *send, void *recv)
+sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
+                             const sp_comm_call_t *call, const void *send, void *recv)
 {
     ncclDataType_t dt = nccl_type(call->dtype);
     ncclRedOp_t op = nccl_op(call->redop);
@@ -796,141 +724,6 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     return status;
 }
 
-/* Streams of the proxy engine: a CUDA stream each, with its own NCCL communicator over the
- * stream's group (one communicator per stream, so operations of different streams never share a
- * communicator's ordering). Created with a unique id broadcast over the group, like the
- * backend's own; collective over the group only. */
-static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
-{
-    nccl_state_t *st = state;
-    MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
-    sp_stream_t *s = calloc(1, sizeof(*s));
-    struct {
-        int ok;
-        ncclUniqueId id;
-    } boot;
-    sp_status_t status = s == NULL ? SP_ERR_NOMEM : SP_OK;
-    int mine, all = 0;
-
-    if (s != NULL) {
-        MPI_Comm_rank(comm, &s->rank);
-        MPI_Comm_size(comm, &s->nranks);
-        status = cuda_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
-                            "cudaStreamCreateWithFlags");
-    }
-    memset(&boot, 0, sizeof(boot));
-    if (status == SP_OK && s->rank == 0) {
-        status = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId");
-    }
-    /* nobody enters the group's init unless every member is ready and the id is good */
-    mine = status == SP_OK;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    boot.ok = all;
-    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, comm);
-    if (!boot.ok) {
-        status = status != SP_OK ? status : SP_ERR_PEER;
-    } else {
-        status = nccl_check(st, ncclCommInitRank(&s->nccl, s->nranks, boot.id, s->rank),
-                            "ncclCommInitRank (stream)");
-    }
-    if (status != SP_OK) {
-        if (s != NULL) {
-            if (s->stream != NULL) {
-                cudaStreamDestroy(s->stream);
-            }
-            free(s);
-        }
-        return status;
-    }
-    s->next = st->streams;
-    st->streams = s;
-    *stream_p = s;
-    return SP_OK;
-}
-
-static void nccl_stream_destroy(void *state, sp_stream_t *stream)
-{
-    nccl_state_t *st = state;
-
-    for (struct sp_stream **p = &st->streams; *p != NULL; p = &(*p)->next) {
-        if (*p == stream) {
-            *p = stream->next;
-            break;
-        }
-    }
-    if (stream->nccl != NULL) {
-        ncclCommDestroy(stream->nccl);
-    }
-    cudaStreamDestroy(stream->stream);
-    free(stream);
-}
-
-static sp_status_t nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
-                                    const void *send, void *recv)
-{
-    nccl_state_t *st = state;
-    nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
-
-    if (stream->nccl == NULL) {
-        return SP_ERR_TIMEOUT;
-    }
-    return call_on(st, &at, call, send, recv);
-}
-
-static sp_status_t nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
-{
-    (void)state;
-    return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
-}
-
-/* Point-to-point on the stream's communicator. NCCL matches a pair's messages in order, not by
- * tag: the engine's lanes carry each pair's messages in the same order on both ends (checked by
- * tests/unit/test_program.c), so the tag is not needed. */
-static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int send, void *buf,
-                                   size_t bytes, int peer)
-{
-    ncclResult_t rc;
-
-    if (stream->nccl == NULL) {
-        return SP_ERR_TIMEOUT;
-    }
-    rc = send ? ncclSend(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
-              : ncclRecv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
-    return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
-}
-
-static sp_status_t nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
-                                    size_t bytes, int peer, int tag)
-{
-    (void)tag;
-    return nccl_stream_p2p(state, stream, 1, (void *)buf, bytes, peer);
-}
-
-static sp_status_t nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
-                                    int peer, int tag)
-{
-    (void)tag;
-    return nccl_stream_p2p(state, stream, 0, buf, bytes, peer);
-}
-
-static sp_status_t nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event)
-{
-    (void)state;
-    return cuda_check(cudaEventRecord(event->ev, stream->stream), "cudaEventRecord");
-}
-
-static sp_status_t nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event)
-{
-    (void)state;
-    return cuda_check(cudaStreamWaitEvent(stream->stream, event->ev, 0), "cudaStreamWaitEvent");
-}
-
-static sp_status_t nccl_stream_sync(void *state, sp_stream_t *stream)
-{
-    return bounded_wait_on(state, &stream->nccl, query_stream, stream->stream,
-                           "waiting for a proxy stream");
-}
-
 const sp_backend_ops_t sp_backend_nccl_ops = {
     .name = "nccl",
     .init = nccl_init,
@@ -952,13 +745,13 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .event_record = nccl_event_record,
     .event_elapsed_ns = nccl_event_elapsed_ns,
     .sync = nccl_sync,
-    .stream_create = nccl_stream_create,
-    .stream_destroy = nccl_stream_destroy,
-    .stream_coll = nccl_stream_coll,
-    .stream_compute = nccl_stream_compute,
-    .stream_send = nccl_stream_send,
-    .stream_recv = nccl_stream_recv,
-    .stream_record = nccl_stream_record,
-    .stream_wait = nccl_stream_wait,
-    .stream_sync = nccl_stream_sync,
+    .stream_create = sp__nccl_stream_create,
+    .stream_destroy = sp__nccl_stream_destroy,
+    .stream_coll = sp__nccl_stream_coll,
+    .stream_compute = sp__nccl_stream_compute,
+    .stream_send = sp__nccl_stream_send,
+    .stream_recv = sp__nccl_stream_recv,
+    .stream_record = sp__nccl_stream_record,
+    .stream_wait = sp__nccl_stream_wait,
+    .stream_sync = sp__nccl_stream_sync,
 };
