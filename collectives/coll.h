@@ -1,7 +1,7 @@
-/* The collective table: each collective is described by four hooks, as nccl-tests describes
- * them (counts for a size, input fill and expected output, bandwidth factor, the backend call,
- * which is a communication pattern of the runtime's comm_call.h). Adding a collective is one file
- * plus its line in SP_COLL_LIST. */
+/* The collective table: each collective is described by hooks in the shape of nccl-tests' four
+ * (counts for a size, input fill and expected output, bandwidth factor, the backend call, which
+ * is a communication pattern of the runtime's comm_call.h). Adding a collective is one file plus
+ * its line in SP_COLL_LIST. */
 #ifndef SP_COLL_H
 #define SP_COLL_H
 
@@ -129,8 +129,8 @@ uint64_t sp_coll_size_bytes(const sp_coll_args_t *args);
  * cannot be allocated. */
 uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output);
 
-/* Expected value of output element i on this rank (one element; for tests and tools); NaN where
- * no output is expected. */
+/* Expected value of output element i on this rank (one element; for tests and tools), as if it
+ * had an output; NaN past the end of the output. */
 double sp_coll_expected(const sp_coll_t *coll, const sp_coll_args_t *args, size_t i);
 
 /* Describe one operation: counts for a requested size in bytes, as the collective computes
