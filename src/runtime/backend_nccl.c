@@ -457,8 +457,8 @@ static ncclResult_t group_blocks(const nccl_place_t *at, const sp_comm_call_t *c
                     at->stream);
 }
 
-/* alltoallv as grouped point-to-point; a zero count on one side is a zero count on the other, so
- * both skip it. The caller holds the group open. */
+/* alltoallv as grouped point-to-point, every peer on both sides (an empty flow is a zero count
+ * on both, as alltoall's at small sizes). The caller holds the group open. */
 static ncclResult_t group_alltoallv(const nccl_place_t *at, const sp_comm_call_t *call,
                                     const void *send, void *recv)
 {
@@ -468,11 +468,9 @@ static ncclResult_t group_alltoallv(const nccl_place_t *at, const sp_comm_call_t
     ncclResult_t rc = ncclSuccess;
 
     for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
-        if (v->send_counts[r] > 0) {
-            rc = ncclSend((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
-                          at->comm, at->stream);
-        }
-        if (rc == ncclSuccess && v->recv_counts[r] > 0) {
+        rc = ncclSend((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
+                      at->comm, at->stream);
+        if (rc == ncclSuccess) {
             rc = ncclRecv((char *)recv + v->recv_displs[r] * esize, v->recv_counts[r], dt, r,
                           at->comm, at->stream);
         }
