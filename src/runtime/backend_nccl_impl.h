@@ -17,14 +17,14 @@ typedef struct {
     int nranks;
     int device;
     cudaStream_t stream;
-    ncclComm_t nccl;                 /* NULL after an abort */
-    unsigned long long *counter;     /* device memory, for verification */
+    ncclComm_t nccl;             /* NULL after an abort */
+    unsigned long long *counter; /* device memory, for verification */
     double timeout_s;
     int cuda_graph;
     /* the last captured batch, replayed while the same operation is timed */
     cudaGraphExec_t graph;
     sp_comm_call_t graph_call;
-    size_t *graph_v;                 /* the captured call's per-peer arrays, 4 * nranks */
+    size_t *graph_v; /* the captured call's per-peer arrays, 4 * nranks */
     const void *graph_send;
     void *graph_recv;
     long graph_k;
@@ -99,8 +99,8 @@ void sp__nccl_stream_destroy(void *state, sp_stream_t *stream);
 sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
                                  const void *send, void *recv);
 sp_status_t sp__nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns);
-sp_status_t sp__nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
-                                 size_t bytes, int peer, int tag);
+sp_status_t sp__nccl_stream_send(void *state, sp_stream_t *stream, const void *buf, size_t bytes,
+                                 int peer, int tag);
 sp_status_t sp__nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
                                  int peer, int tag);
 sp_status_t sp__nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event);

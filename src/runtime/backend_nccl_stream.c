@@ -77,7 +77,7 @@ void sp__nccl_stream_destroy(void *state, sp_stream_t *stream)
 }
 
 sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
-                                    const void *send, void *recv)
+                                 const void *send, void *recv)
 {
     nccl_state_t *st = state;
     nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
@@ -110,15 +110,15 @@ static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int se
     return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
 }
 
-sp_status_t sp__nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
-                                    size_t bytes, int peer, int tag)
+sp_status_t sp__nccl_stream_send(void *state, sp_stream_t *stream, const void *buf, size_t bytes,
+                                 int peer, int tag)
 {
     (void)tag;
     return nccl_stream_p2p(state, stream, 1, (void *)buf, bytes, peer);
 }
 
 sp_status_t sp__nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
-                                    int peer, int tag)
+                                 int peer, int tag)
 {
     (void)tag;
     return nccl_stream_p2p(state, stream, 0, buf, bytes, peer);
@@ -139,5 +139,5 @@ sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *e
 sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream)
 {
     return sp__nccl_bounded_wait_on(state, &stream->nccl, sp__nccl_query_stream, stream->stream,
-                           "waiting for a proxy stream");
+                                    "waiting for a proxy stream");
 }

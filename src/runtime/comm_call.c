@@ -2,11 +2,16 @@
 #include "comm_call.h"
 
 static const char *const pattern_names[SP_COMM_PATTERN_COUNT] = {
-    [SP_COMM_ALLREDUCE] = "allreduce", [SP_COMM_ALLGATHER] = "allgather",
-    [SP_COMM_REDUCE_SCATTER] = "reduce_scatter", [SP_COMM_BCAST] = "bcast",
-    [SP_COMM_REDUCE] = "reduce", [SP_COMM_ALLTOALL] = "alltoall",
-    [SP_COMM_ALLTOALLV] = "alltoallv", [SP_COMM_GATHER] = "gather",
-    [SP_COMM_SCATTER] = "scatter", [SP_COMM_SENDRECV] = "sendrecv",
+    [SP_COMM_ALLREDUCE] = "allreduce",
+    [SP_COMM_ALLGATHER] = "allgather",
+    [SP_COMM_REDUCE_SCATTER] = "reduce_scatter",
+    [SP_COMM_BCAST] = "bcast",
+    [SP_COMM_REDUCE] = "reduce",
+    [SP_COMM_ALLTOALL] = "alltoall",
+    [SP_COMM_ALLTOALLV] = "alltoallv",
+    [SP_COMM_GATHER] = "gather",
+    [SP_COMM_SCATTER] = "scatter",
+    [SP_COMM_SENDRECV] = "sendrecv",
 };
 
 const char *sp_comm_pattern_name(sp_comm_pattern_t pattern)
@@ -19,8 +24,7 @@ int sp_comm_pattern_per_peer(sp_comm_pattern_t pattern)
     return pattern == SP_COMM_ALLTOALLV;
 }
 
-uint64_t sp_pattern_spans_check(const sp_pattern_span_t *spans, size_t nspans,
-                                const void *output)
+uint64_t sp_pattern_spans_check(const sp_pattern_span_t *spans, size_t nspans, const void *output)
 {
     uint64_t wrong = 0;
 

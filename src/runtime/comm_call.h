@@ -14,16 +14,16 @@
  * it (NCCL's convention): ALLGATHER and GATHER read rank r's block at recv + r * count,
  * REDUCE_SCATTER and SCATTER write rank r's block at recv + r * count; the others start at recv. */
 typedef enum {
-    SP_COMM_ALLREDUCE = 0, /* count elements, the reduction everywhere */
-    SP_COMM_ALLGATHER,     /* count from every rank, concatenated in rank order everywhere */
+    SP_COMM_ALLREDUCE = 0,  /* count elements, the reduction everywhere */
+    SP_COMM_ALLGATHER,      /* count from every rank, concatenated in rank order everywhere */
     SP_COMM_REDUCE_SCATTER, /* count * n reduced; rank r keeps block r of count */
-    SP_COMM_BCAST,         /* count elements of root to everyone */
-    SP_COMM_REDUCE,        /* count elements, the reduction at root */
-    SP_COMM_ALLTOALL,      /* block p (count elements) of every rank to rank p */
-    SP_COMM_ALLTOALLV,     /* per-peer counts and displacements (call.v) */
-    SP_COMM_GATHER,        /* count from every rank, concatenated at root */
-    SP_COMM_SCATTER,       /* block p (count elements) of root to rank p */
-    SP_COMM_SENDRECV,      /* count to send_peer and count from recv_peer, at once */
+    SP_COMM_BCAST,          /* count elements of root to everyone */
+    SP_COMM_REDUCE,         /* count elements, the reduction at root */
+    SP_COMM_ALLTOALL,       /* block p (count elements) of every rank to rank p */
+    SP_COMM_ALLTOALLV,      /* per-peer counts and displacements (call.v) */
+    SP_COMM_GATHER,         /* count from every rank, concatenated at root */
+    SP_COMM_SCATTER,        /* block p (count elements) of root to rank p */
+    SP_COMM_SENDRECV,       /* count to send_peer and count from recv_peer, at once */
     SP_COMM_PATTERN_COUNT
 } sp_comm_pattern_t;
 
@@ -42,12 +42,12 @@ typedef struct {
 typedef struct {
     sp_comm_pattern_t pattern;
     sp_dtype_t dtype;
-    sp_redop_t redop;   /* ALLREDUCE, REDUCE_SCATTER, REDUCE */
-    int root;           /* BCAST, REDUCE, GATHER, SCATTER */
+    sp_redop_t redop; /* ALLREDUCE, REDUCE_SCATTER, REDUCE */
+    int root;         /* BCAST, REDUCE, GATHER, SCATTER */
     int in_place;
-    size_t count;       /* elements (per block for the block patterns); ALLTOALLV: see v */
-    int send_peer;      /* SENDRECV */
-    int recv_peer;      /* SENDRECV */
+    size_t count;        /* elements (per block for the block patterns); ALLTOALLV: see v */
+    int send_peer;       /* SENDRECV */
+    int recv_peer;       /* SENDRECV */
     sp_comm_vcounts_t v; /* ALLTOALLV */
 } sp_comm_call_t;
 
@@ -66,7 +66,6 @@ const char *sp_comm_pattern_name(sp_comm_pattern_t pattern);
 int sp_comm_pattern_per_peer(sp_comm_pattern_t pattern);
 
 /* Elements of output (host memory) that differ from the spans' expected values. */
-uint64_t sp_pattern_spans_check(const sp_pattern_span_t *spans, size_t nspans,
-                                const void *output);
+uint64_t sp_pattern_spans_check(const sp_pattern_span_t *spans, size_t nspans, const void *output);
 
 #endif

@@ -214,8 +214,8 @@ static void sim_alloc(sim_t *s, const sim_case_t *sc)
     s->coll->get_counts(sc->count, s->esize, n, &s->c);
     assert_true(s->c.param_count > 0);
     s->send_elems = s->c.send_count + SIM_GUARD;
-    s->buf_elems = (s->c.send_count > s->c.recv_count ? s->c.send_count : s->c.recv_count) +
-                   SIM_GUARD;
+    s->buf_elems =
+        (s->c.send_count > s->c.recv_count ? s->c.send_count : s->c.recv_count) + SIM_GUARD;
     s->bufs = malloc((size_t)n * s->buf_elems * s->esize);
     s->sends = malloc((size_t)n * s->send_elems * s->esize);
     s->inputs = malloc((size_t)n * s->c.send_count * sizeof(double));
@@ -279,15 +279,12 @@ static void sim_reduce(sim_t *s)
         double rev;
 
         /* reduce_scatter on many ranks: only the blocks of the ranks that are checked */
-        if (sc->kind == SP_COLL_REDUCE_SCATTER &&
-            !rank_is_checked((int)(g / c->param_count), sc)) {
+        if (sc->kind == SP_COLL_REDUCE_SCATTER && !rank_is_checked((int)(g / c->param_count), sc)) {
             s->reduced[g] = NAN;
             continue;
         }
-        fwd = reduce_element(s->inputs, c->send_count, sc->n, g, sc->dtype, sc->redop, 0,
-                             &inexact);
-        rev = reduce_element(s->inputs, c->send_count, sc->n, g, sc->dtype, sc->redop, 1,
-                             &inexact);
+        fwd = reduce_element(s->inputs, c->send_count, sc->n, g, sc->dtype, sc->redop, 0, &inexact);
+        rev = reduce_element(s->inputs, c->send_count, sc->n, g, sc->dtype, sc->redop, 1, &inexact);
         if (inexact) {
             fail_case(sc, -1, "a partial reduction is not exact in the type", g, fwd, rev);
         }
