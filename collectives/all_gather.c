@@ -4,6 +4,7 @@
 const sp_coll_t sp_coll_all_gather = {
     .name = "all_gather",
     .kind = SP_COLL_ALL_GATHER,
+    .pattern = SP_COMM_ALLGATHER,
     .has_redop = 0,
     .has_root = 0,
     .get_counts = sp__coll_counts_gathered,

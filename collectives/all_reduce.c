@@ -9,6 +9,7 @@ static double all_reduce_factor(int nranks)
 const sp_coll_t sp_coll_all_reduce = {
     .name = "all_reduce",
     .kind = SP_COLL_ALL_REDUCE,
+    .pattern = SP_COMM_ALLREDUCE,
     .has_redop = 1,
     .has_root = 0,
     .get_counts = sp__coll_counts_whole,

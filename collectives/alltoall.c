@@ -10,17 +10,19 @@ static void alltoall_counts(size_t count, size_t elt_size, int nranks, sp_coll_c
     out_p->send_inplace_offset = out_p->recv_inplace_offset = 0;
 }
 
-static void alltoall_output(const sp_coll_args_t *args, sp_pattern_t *out_p)
+static size_t alltoall_output(const sp_coll_args_t *args, sp_pattern_span_t *spans)
 {
     uint64_t param = args->counts.param_count;
 
-    sp_pattern_output_data(out_p, args->dtype, args->nranks, 0, param,
+    sp_pattern_output_data(&spans->pattern, args->dtype, args->nranks, 0, param,
                            (uint64_t)args->rank * param);
+    return sp__coll_span_all(args, spans);
 }
 
 const sp_coll_t sp_coll_alltoall = {
     .name = "alltoall",
     .kind = SP_COLL_ALLTOALL,
+    .pattern = SP_COMM_ALLTOALL,
     .has_redop = 0,
     .has_root = 0,
     .get_counts = alltoall_counts,

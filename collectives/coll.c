@@ -2,30 +2,23 @@
 #include "coll.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll_hooks.h"
+#include "log.h"
 
-extern const sp_coll_t sp_coll_all_reduce, sp_coll_all_gather, sp_coll_reduce_scatter,
-    sp_coll_broadcast, sp_coll_reduce, sp_coll_alltoall, sp_coll_sendrecv, sp_coll_gather,
-    sp_coll_scatter;
+#define SP__COLL_DECLARE(kind, name) extern const sp_coll_t sp_coll_##name;
+SP_COLL_LIST(SP__COLL_DECLARE)
+#undef SP__COLL_DECLARE
 
-static const sp_coll_t *const coll_table[SP_COLL_COUNT] = {
-    [SP_COLL_ALL_REDUCE] = &sp_coll_all_reduce,
-    [SP_COLL_ALL_GATHER] = &sp_coll_all_gather,
-    [SP_COLL_REDUCE_SCATTER] = &sp_coll_reduce_scatter,
-    [SP_COLL_BROADCAST] = &sp_coll_broadcast,
-    [SP_COLL_REDUCE] = &sp_coll_reduce,
-    [SP_COLL_ALLTOALL] = &sp_coll_alltoall,
-    [SP_COLL_SENDRECV] = &sp_coll_sendrecv,
-    [SP_COLL_GATHER] = &sp_coll_gather,
-    [SP_COLL_SCATTER] = &sp_coll_scatter,
-};
+#define SP__COLL_ROW(kind, name) [SP_COLL_##kind] = &sp_coll_##name,
+static const sp_coll_t *const coll_table[SP_COLL_COUNT] = {SP_COLL_LIST(SP__COLL_ROW)};
+#undef SP__COLL_ROW
 
-const char *const sp_coll_names[SP_COLL_COUNT] = {
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "alltoall",   "sendrecv",   "gather",         "scatter",
-};
+#define SP__COLL_NAME(kind, name) #name,
+const char *const sp_coll_names[SP_COLL_COUNT] = {SP_COLL_LIST(SP__COLL_NAME)};
+#undef SP__COLL_NAME
 
 const sp_coll_t *sp_coll_get(sp_coll_kind_t kind)
 {
@@ -56,30 +49,110 @@ uint64_t sp_coll_size_bytes(const sp_coll_args_t *args)
     return (uint64_t)n * sp_dtype_size(args->dtype);
 }
 
-void sp_coll_patterns(const sp_coll_t *coll, const sp_coll_args_t *args, sp_pattern_t *in_p,
-                      sp_pattern_t *out_p)
+/* call_p's v is set (per peer) or unused */
+static void call_build(const sp_coll_t *coll, const sp_coll_args_t *args, sp_comm_call_t *call_p)
 {
-    sp_pattern_input(in_p, coll->has_redop, args->redop, args->dtype, args->nranks, args->rank);
-    coll->describe_output(args, out_p);
+    call_p->pattern = coll->pattern;
+    call_p->dtype = args->dtype;
+    call_p->redop = args->redop;
+    call_p->root = args->root;
+    call_p->in_place = args->in_place;
+    call_p->count = args->counts.param_count;
+    if (coll->describe_call != NULL) {
+        coll->describe_call(args, call_p);
+    }
+}
+
+sp_status_t sp_coll_call(const sp_coll_args_t *args, sp_comm_call_t *call_p)
+{
+    const sp_coll_t *coll = sp_coll_get(args->kind);
+
+    if (coll == NULL || sp_comm_pattern_per_peer(coll->pattern)) {
+        return SP_ERR_UNSUPPORTED;
+    }
+    memset(call_p, 0, sizeof(*call_p));
+    call_build(coll, args, call_p);
+    return SP_OK;
+}
+
+static sp_status_t op_build(sp_coll_op_t *op, const sp_coll_t *coll, const sp_coll_args_t *args)
+{
+    size_t n = (size_t)args->nranks;
+    int per_peer = sp_comm_pattern_per_peer(coll->pattern);
+
+    memset(op, 0, sizeof(*op));
+    op->coll = coll;
+    op->args = *args;
+    op->spans = &op->one_span;
+    if (per_peer) {
+        op->vstore = calloc(4 * n, sizeof(*op->vstore));
+        op->spans = calloc(n, sizeof(*op->spans));
+        if (op->vstore == NULL || op->spans == NULL) {
+            sp_error("cannot allocate the per-peer counts of %s on %zu ranks", coll->name, n);
+            free(op->spans);
+            free(op->vstore);
+            return SP_ERR_NOMEM;
+        }
+        op->call.v.send_counts = op->vstore;
+        op->call.v.send_displs = op->vstore + n;
+        op->call.v.recv_counts = op->vstore + 2 * n;
+        op->call.v.recv_displs = op->vstore + 3 * n;
+    }
+    call_build(coll, args, &op->call);
+    sp_pattern_input(&op->input, coll->has_redop, args->redop, args->dtype, args->nranks,
+                     args->rank);
+    op->nspans = coll->has_output(args) ? coll->describe_output(args, op->spans) : 0;
+    return SP_OK;
+}
+
+sp_status_t sp_coll_op_init(sp_coll_op_t *op, const sp_coll_args_t *args)
+{
+    return op_build(op, sp_coll_get(args->kind), args);
+}
+
+void sp_coll_op_cleanup(sp_coll_op_t *op)
+{
+    if (op->spans != &op->one_span) {
+        free(op->spans);
+    }
+    free(op->vstore);
+    memset(op, 0, sizeof(*op));
 }
 
 uint64_t sp_coll_check(const sp_coll_t *coll, const sp_coll_args_t *args, const void *output)
 {
-    sp_pattern_t out;
+    sp_coll_op_t op;
+    uint64_t wrong;
 
-    if (!coll->has_output(args)) {
-        return 0;
+    if (op_build(&op, coll, args) != SP_OK) {
+        return args->counts.recv_count;
     }
-    coll->describe_output(args, &out);
-    return sp_pattern_check(&out, output, args->counts.recv_count);
+    wrong = sp_pattern_spans_check(op.spans, op.nspans, output);
+    sp_coll_op_cleanup(&op);
+    return wrong;
 }
 
 double sp_coll_expected(const sp_coll_t *coll, const sp_coll_args_t *args, size_t i)
 {
-    sp_pattern_t out;
+    sp_coll_op_t op;
+    double v = NAN;
 
-    coll->describe_output(args, &out);
-    return sp_pattern_output_at(&out, i);
+    if (op_build(&op, coll, args) != SP_OK) {
+        return NAN;
+    }
+    /* as if this rank had an output: the value it would hold there */
+    if (op.nspans == 0) {
+        op.nspans = coll->describe_output(args, op.spans);
+    }
+    for (size_t s = 0; s < op.nspans; s++) {
+        const sp_pattern_span_t *sp = &op.spans[s];
+        if (i >= sp->offset && i - sp->offset < sp->count) {
+            v = sp_pattern_output_at(&sp->pattern, i - sp->offset);
+            break;
+        }
+    }
+    sp_coll_op_cleanup(&op);
+    return v;
 }
 
 void sp_coll_args_init(sp_coll_args_t *args, sp_coll_kind_t kind, int rank, int nranks,
@@ -159,9 +232,18 @@ void sp__coll_counts_gathered(size_t count, size_t elt_size, int nranks, sp_coll
     out_p->recv_inplace_offset = 0;
 }
 
-void sp__coll_output_gathered(const sp_coll_args_t *args, sp_pattern_t *out_p)
+size_t sp__coll_span_all(const sp_coll_args_t *args, sp_pattern_span_t *span)
 {
-    sp_pattern_output_data(out_p, args->dtype, args->nranks, 0, args->counts.param_count, 0);
+    span->offset = 0;
+    span->count = args->counts.recv_count;
+    return 1;
+}
+
+size_t sp__coll_output_gathered(const sp_coll_args_t *args, sp_pattern_span_t *spans)
+{
+    sp_pattern_output_data(&spans->pattern, args->dtype, args->nranks, 0,
+                           args->counts.param_count, 0);
+    return sp__coll_span_all(args, spans);
 }
 
 void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_coll_counts_t *out_p)
@@ -175,7 +257,8 @@ void sp__coll_counts_scattered(size_t count, size_t elt_size, int nranks, sp_col
     out_p->recv_inplace_offset = base;
 }
 
-void sp__coll_output_red(const sp_coll_args_t *args, sp_pattern_t *out_p)
+size_t sp__coll_output_red(const sp_coll_args_t *args, sp_pattern_span_t *spans)
 {
-    sp_pattern_output_red(out_p, args->redop, args->dtype, args->nranks, 0);
+    sp_pattern_output_red(&spans->pattern, args->redop, args->dtype, args->nranks, 0);
+    return sp__coll_span_all(args, spans);
 }

@@ -4,6 +4,7 @@
 const sp_coll_t sp_coll_gather = {
     .name = "gather",
     .kind = SP_COLL_GATHER,
+    .pattern = SP_COMM_GATHER,
     .has_redop = 0,
     .has_root = 1,
     .get_counts = sp__coll_counts_gathered,

@@ -4,6 +4,7 @@
 const sp_coll_t sp_coll_reduce = {
     .name = "reduce",
     .kind = SP_COLL_REDUCE,
+    .pattern = SP_COMM_REDUCE,
     .has_redop = 1,
     .has_root = 1,
     .get_counts = sp__coll_counts_whole,

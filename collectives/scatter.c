@@ -1,15 +1,17 @@
 /* scatter: block d of the root's input lands on rank d. busbw factor (n-1)/n. */
 #include "coll_hooks.h"
 
-static void scatter_output(const sp_coll_args_t *args, sp_pattern_t *out_p)
+static size_t scatter_output(const sp_coll_args_t *args, sp_pattern_span_t *spans)
 {
-    sp_pattern_output_data(out_p, args->dtype, args->nranks, args->root, 0,
+    sp_pattern_output_data(&spans->pattern, args->dtype, args->nranks, args->root, 0,
                            (uint64_t)args->rank * args->counts.param_count);
+    return sp__coll_span_all(args, spans);
 }
 
 const sp_coll_t sp_coll_scatter = {
     .name = "scatter",
     .kind = SP_COLL_SCATTER,
+    .pattern = SP_COMM_SCATTER,
     .has_redop = 0,
     .has_root = 1,
     .get_counts = sp__coll_counts_scattered,

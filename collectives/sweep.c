@@ -149,20 +149,20 @@ static void get_layout(const sp_coll_args_t *args, const sp_sweep_bufs_t *bufs, 
 }
 
 /* Poison the output region and write the input: stale data can never pass verification. */
-static sp_status_t prepare(sp_ctx_t *ctx, const sp_coll_t *coll, const sp_coll_args_t *args,
-                           const sp_sweep_bufs_t *bufs, const layout_t *l)
+static sp_status_t prepare(sp_ctx_t *ctx, const sp_coll_op_t *op, const sp_sweep_bufs_t *bufs,
+                           const layout_t *l)
 {
     const sp_backend_ops_t *ops = ctx->backend.ops;
     sp_status_t status = ops->mem_poison(ctx->backend.state, bufs->recv, l->region);
 
     if (status == SP_OK) {
-        status = ops->fill(ctx->backend.state, coll, args, l->input);
+        status = ops->fill(ctx->backend.state, &op->input, l->input, op->args.counts.send_count);
     }
     return status;
 }
 
 /* Time k operations on this rank, in microseconds per operation. */
-static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
+static sp_status_t time_batch(sp_ctx_t *ctx, const sp_comm_call_t *call, sp_sweep_bufs_t *bufs,
                               const layout_t *l, long k, double *us_p)
 {
     const sp_backend_ops_t *ops = ctx->backend.ops;
@@ -170,7 +170,7 @@ static sp_status_t time_batch(sp_ctx_t *ctx, const sp_coll_args_t *args, sp_swee
     sp_status_t status;
     uint64_t ns = 0;
 
-    status = ops->coll_batch(st, args, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
+    status = ops->coll_batch(st, call, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
     if (status == SP_OK) {
         status = ops->sync(st);
     }
@@ -257,99 +257,133 @@ static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, si
     return *converged_p || n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
 }
 
-sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
-                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs)
+/* One point being measured on this rank. */
+typedef struct {
+    sp_ctx_t *ctx;
+    const sp_coll_opts_t *opts;
+    const sp_coll_op_t *op;
+    sp_sweep_bufs_t *bufs;
+    layout_t l;
+    uint64_t t_start;
+    long k;         /* operations per timed batch */
+    size_t n;       /* samples taken */
+    int converged;
+} point_run_t;
+
+static void beat(const point_run_t *pr, const char *phase)
 {
+    const sp_coll_args_t *args = &pr->op->args;
+
+    sp_watchdog_beat(pr->ctx->watchdog, "%s %zu B: %s", sp_coll_names[args->kind],
+                     (size_t)sp_coll_size_bytes(args), phase);
+}
+
+/* Untimed operations on freshly written input, then every rank agrees. */
+static sp_status_t warm_up(point_run_t *pr)
+{
+    sp_ctx_t *ctx = pr->ctx;
     const sp_backend_ops_t *ops = ctx->backend.ops;
     void *st = ctx->backend.state;
-    sp_sweep_point_t *p = &bufs->point;
-    sp_coll_row_t *row = &p->row;
-    uint64_t t_start = sp_time_ns();
-    double epsilon = sp_coll_epsilon(opts, sp_coll_size_bytes(args));
-    layout_t l;
     sp_status_t status;
-    double us = 0.0;
-    double max_us = 0.0;
-    long k;
-    size_t n = 0;
-    int stop = 0;
-    int converged = 0;
-    uint64_t wrong_local = 0;
-    sp_summary_t s;
 
-    get_layout(args, bufs, &l);
-    memset(row, 0, sizeof(*row));
-    p->nwrong = 0;
-
-    sp_watchdog_beat(ctx->watchdog, "%s %zu B: warm-up", sp_coll_names[args->kind],
-                     (size_t)sp_coll_size_bytes(args));
-    status = prepare(ctx, coll, args, bufs, &l);
-    for (long i = 0; i < opts->warmup && status == SP_OK; i++) {
-        status = ops->coll_run(st, args, l.send, bufs->recv);
+    beat(pr, "warm-up");
+    status = prepare(ctx, pr->op, pr->bufs, &pr->l);
+    for (long i = 0; i < pr->opts->warmup && status == SP_OK; i++) {
+        status = ops->coll_run(st, &pr->op->call, pr->l.send, pr->bufs->recv);
         ctx->coll_seq++;
     }
     if (status == SP_OK) {
         status = ops->sync(st);
     }
-    status = agree_point(ctx, status, args, "warm-up of", (size_t)opts->warmup);
-    if (status != SP_OK) {
-        return status;
-    }
+    return agree_point(ctx, status, &pr->op->args, "warm-up of", (size_t)pr->opts->warmup);
+}
 
-    /* calibration: one operation, max over ranks, decides k for every sample of this point */
-    sp_watchdog_beat(ctx->watchdog, "%s %zu B: calibration", sp_coll_names[args->kind],
-                     (size_t)sp_coll_size_bytes(args));
+/* Calibration: one operation, max over ranks, decides k for every sample of this point. */
+static sp_status_t calibrate(point_run_t *pr)
+{
+    sp_ctx_t *ctx = pr->ctx;
+    double us = 0.0;
+    double max_us = 0.0;
+    sp_status_t status;
+
+    beat(pr, "calibration");
     MPI_Barrier(ctx->world);
-    status = time_batch(ctx, args, bufs, &l, 1, &us);
+    status = time_batch(ctx, &pr->op->call, pr->bufs, &pr->l, 1, &us);
     ctx->coll_seq++;
-    status = agree_point(ctx, status, args, "calibration", 1);
+    status = agree_point(ctx, status, &pr->op->args, "calibration", 1);
     if (status != SP_OK) {
         return status;
     }
     MPI_Allreduce(&us, &max_us, 1, MPI_DOUBLE, MPI_MAX, ctx->world);
-    k = calibrate_batch(ctx, opts, max_us);
+    pr->k = calibrate_batch(ctx, pr->opts, max_us);
 
     /* in-place operations overwrite their input: start the samples from fresh data */
-    if (args->in_place) {
-        status = sp_ctx_agree(ctx, prepare(ctx, coll, args, bufs, &l));
-        if (status != SP_OK) {
-            return status;
-        }
+    if (pr->op->args.in_place) {
+        status = sp_ctx_agree(ctx, prepare(ctx, pr->op, pr->bufs, &pr->l));
     }
+    return status;
+}
+
+/* One timed batch after a barrier, recorded in the timeline; this rank's time per operation. */
+static sp_status_t time_sample(point_run_t *pr, double *us_p)
+{
+    sp_ctx_t *ctx = pr->ctx;
+    const sp_coll_args_t *args = &pr->op->args;
+    sp_sweep_bufs_t *bufs = pr->bufs;
+    sp_event_rec_t ev;
+    sp_status_t status;
+
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: barrier before sample %zu",
+                     sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), pr->n + 1);
+    MPI_Barrier(ctx->world);
+    sp_event_init(&ev, ctx->rank, SP_EV_COLL);
+    if (ctx->rank == bufs->delay_rank &&
+        (bufs->delay_coll < 0 || bufs->delay_coll == (int)args->kind)) {
+        struct timespec nap = {bufs->delay_us / 1000000, (bufs->delay_us % 1000000) * 1000};
+        nanosleep(&nap, NULL);
+    }
+    /* the event is the rank's own view on its host clock: when it started the batch (its
+     * arrival) and when the batch was complete */
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: sample %zu (a batch of %ld, collective %llu)",
+                     sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), pr->n + 1, pr->k,
+                     (unsigned long long)ctx->coll_seq);
+    ev.start_ns = (int64_t)sp_time_ns();
+    status = time_batch(ctx, &pr->op->call, bufs, &pr->l, pr->k, us_p);
+    ev.end_ns = (int64_t)sp_time_ns();
+    ev.op = (int16_t)args->kind;
+    ev.dtype = (int16_t)args->dtype;
+    ev.step = (int32_t)pr->n;
+    ev.nops = (int32_t)pr->k;
+    ev.bytes = sp_coll_size_bytes(args);
+    ev.seq = ctx->coll_seq;
+    ctx->coll_seq += (uint64_t)pr->k;
+    sp_timeline_record(&ctx->timeline, &ev);
+    return status;
+}
+
+/* Samples until rank 0's stopping rule says stop; then every rank's own median to rank 0. */
+static sp_status_t sample(point_run_t *pr)
+{
+    sp_ctx_t *ctx = pr->ctx;
+    const sp_coll_opts_t *opts = pr->opts;
+    const sp_coll_args_t *args = &pr->op->args;
+    sp_sweep_bufs_t *bufs = pr->bufs;
+    sp_sweep_point_t *p = &bufs->point;
+    double epsilon = sp_coll_epsilon(opts, sp_coll_size_bytes(args));
+    uint64_t t_start = pr->t_start;
+    size_t n = 0;
+    int stop = 0;
+    sp_status_t status;
 
     while (!stop) {
         struct {
             double us;
             int rank;
         } mine, worst;
+        double us = 0.0;
 
-        sp_event_rec_t ev;
-
-        sp_watchdog_beat(ctx->watchdog, "%s %zu B: barrier before sample %zu",
-                         sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), n + 1);
-        MPI_Barrier(ctx->world);
-        sp_event_init(&ev, ctx->rank, SP_EV_COLL);
-        if (ctx->rank == bufs->delay_rank &&
-            (bufs->delay_coll < 0 || bufs->delay_coll == (int)args->kind)) {
-            struct timespec nap = {bufs->delay_us / 1000000, (bufs->delay_us % 1000000) * 1000};
-            nanosleep(&nap, NULL);
-        }
-        /* the event is the rank's own view on its host clock: when it started the batch (its
-         * arrival) and when the batch was complete */
-        sp_watchdog_beat(ctx->watchdog, "%s %zu B: sample %zu (a batch of %ld, collective %llu)",
-                         sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), n + 1, k,
-                         (unsigned long long)ctx->coll_seq);
-        ev.start_ns = (int64_t)sp_time_ns();
-        status = time_batch(ctx, args, bufs, &l, k, &us);
-        ev.end_ns = (int64_t)sp_time_ns();
-        ev.op = (int16_t)args->kind;
-        ev.dtype = (int16_t)args->dtype;
-        ev.step = (int32_t)n;
-        ev.nops = (int32_t)k;
-        ev.bytes = sp_coll_size_bytes(args);
-        ev.seq = ctx->coll_seq;
-        ctx->coll_seq += (uint64_t)k;
-        sp_timeline_record(&ctx->timeline, &ev);
+        pr->n = n;
+        status = time_sample(pr, &us);
         /* outside the timed region from here on */
         status = agree_point(ctx, status, args, "sample", n + 1);
         if (status != SP_OK) {
@@ -366,7 +400,7 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
         n++;
         if (ctx->rank == 0) {
             stop = should_stop(opts, p, n, (double)(sp_time_ns() - t_start) * 1e-9, epsilon,
-                               &converged);
+                               &pr->converged);
             stop = stop || n >= bufs->max_samples;
             stop = sp_signal_pending() ? STOP_SIGNAL : stop;
         }
@@ -375,58 +409,99 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
             return SP_ERR_INTERRUPTED; /* the point is abandoned, nothing of it is written */
         }
     }
+    pr->n = n;
 
     /* every rank's own median time, for per-rank analysis */
     {
         double my_median = sp_stats_median(p->local_times_us, n, p->scratch);
         MPI_Gather(&my_median, 1, MPI_DOUBLE, p->rank_times_us, 1, MPI_DOUBLE, 0, ctx->world);
     }
+    return SP_OK;
+}
 
-    /* verification on the buffers of the timed operations: out-of-place the last batch's output
-     * (its input never changes); in-place one more operation on freshly written input */
+/* Verification on the buffers of the timed operations: out-of-place the last batch's output
+ * (its input never changes); in-place one more operation on freshly written input. Rank 0 gets
+ * the wrong counts of every rank. */
+static sp_status_t verify(point_run_t *pr)
+{
+    sp_ctx_t *ctx = pr->ctx;
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    const sp_coll_op_t *op = pr->op;
+    const sp_coll_args_t *args = &op->args;
+    sp_sweep_point_t *p = &pr->bufs->point;
+    sp_coll_row_t *row = &p->row;
+    uint64_t wrong_local = 0;
+    sp_status_t status = SP_OK;
+
     row->wrong = -1;
-    sp_watchdog_beat(ctx->watchdog, "%s %zu B: verification", sp_coll_names[args->kind],
-                     (size_t)sp_coll_size_bytes(args));
-    if (!opts->no_check) {
-        if (args->in_place) {
-            status = prepare(ctx, coll, args, bufs, &l);
-            if (status == SP_OK) {
-                status = ops->coll_run(st, args, l.send, bufs->recv);
-                ctx->coll_seq++;
-            }
-            if (status == SP_OK) {
-                status = ops->sync(st);
-            }
-        }
-        if (status == SP_OK && ctx->rank == corrupt_rank_from_env() && coll->has_output(args) &&
-            args->counts.recv_count > 0) {
-            status = ops->mem_poison(st, l.output, sp_dtype_size(args->dtype));
-        }
-        if (status == SP_OK) {
-            status = ops->check(st, coll, args, l.output, &wrong_local);
-        }
-        status = agree_point(ctx, status, args, "verification", 1);
-        if (status != SP_OK) {
-            return status;
-        }
-        MPI_Gather(&wrong_local, 1, MPI_UINT64_T, p->rank_wrong, 1, MPI_UINT64_T, 0, ctx->world);
-        if (ctx->rank == 0) {
-            row->wrong = 0;
-            for (int r = 0; r < ctx->nranks; r++) {
-                if (p->rank_wrong[r] > 0) {
-                    p->wrong[p->nwrong].rank = r;
-                    p->wrong[p->nwrong].wrong = p->rank_wrong[r];
-                    p->nwrong++;
-                    row->wrong += (int64_t)p->rank_wrong[r];
-                }
-            }
-            row->wrong_ranks = (int32_t)p->nwrong;
-        }
-    }
-
-    if (ctx->rank != 0) {
+    beat(pr, "verification");
+    if (pr->opts->no_check) {
         return SP_OK;
     }
+    if (args->in_place) {
+        status = prepare(ctx, op, pr->bufs, &pr->l);
+        if (status == SP_OK) {
+            status = ops->coll_run(st, &op->call, pr->l.send, pr->bufs->recv);
+            ctx->coll_seq++;
+        }
+        if (status == SP_OK) {
+            status = ops->sync(st);
+        }
+    }
+    if (status == SP_OK && ctx->rank == corrupt_rank_from_env() && op->coll->has_output(args) &&
+        args->counts.recv_count > 0) {
+        status = ops->mem_poison(st, pr->l.output, sp_dtype_size(args->dtype));
+    }
+    if (status == SP_OK) {
+        status = ops->check(st, op->spans, op->nspans, pr->l.output, &wrong_local);
+    }
+    status = agree_point(ctx, status, args, "verification", 1);
+    if (status != SP_OK) {
+        return status;
+    }
+    MPI_Gather(&wrong_local, 1, MPI_UINT64_T, p->rank_wrong, 1, MPI_UINT64_T, 0, ctx->world);
+    if (ctx->rank == 0) {
+        row->wrong = 0;
+        for (int r = 0; r < ctx->nranks; r++) {
+            if (p->rank_wrong[r] > 0) {
+                p->wrong[p->nwrong].rank = r;
+                p->wrong[p->nwrong].wrong = p->rank_wrong[r];
+                p->nwrong++;
+                row->wrong += (int64_t)p->rank_wrong[r];
+            }
+        }
+        row->wrong_ranks = (int32_t)p->nwrong;
+    }
+    return SP_OK;
+}
+
+/* Slowest rank: highest own median; margin against the median of all ranks' medians. */
+static void find_slowest(const sp_ctx_t *ctx, sp_sweep_point_t *p)
+{
+    int slowest = 0;
+    double typical;
+
+    for (int r = 1; r < ctx->nranks; r++) {
+        if (p->rank_times_us[r] > p->rank_times_us[slowest]) {
+            slowest = r;
+        }
+    }
+    typical = sp_stats_median(p->rank_times_us, (size_t)ctx->nranks, p->scratch);
+    p->row.slowest_rank = slowest;
+    p->row.slowest_margin = typical > 0.0 ? p->rank_times_us[slowest] / typical - 1.0 : 0.0;
+}
+
+/* Rank 0: the row of the point from its samples. */
+static void fill_row(const point_run_t *pr)
+{
+    const sp_coll_t *coll = pr->op->coll;
+    const sp_coll_args_t *args = &pr->op->args;
+    sp_sweep_point_t *p = &pr->bufs->point;
+    sp_coll_row_t *row = &p->row;
+    size_t n = pr->n;
+    sp_summary_t s;
+
     row->op = (int8_t)args->kind;
     row->dtype = (int8_t)args->dtype;
     row->redop = (int8_t)(coll->has_redop ? (int)args->redop : SP_REDOP_NONE);
@@ -435,8 +510,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     row->bytes = sp_coll_size_bytes(args);
     row->count = args->counts.param_count;
     row->samples = (uint32_t)n;
-    row->batch = (uint32_t)k;
-    row->converged = (int8_t)converged;
+    row->batch = (uint32_t)pr->k;
+    row->converged = (int8_t)pr->converged;
     for (size_t i = 0; i < n; i++) {
         p->scratch[i] = p->samples[i].time_us;
     }
@@ -451,21 +526,59 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     row->ci_hi_us = s.ci_hi;
     row->ci_rel = sp_stats_rel_halfwidth(&s);
     sp_coll_bandwidth(coll, args, s.median, &row->algbw_gbps, &row->busbw_gbps);
-    {
-        /* slowest rank: highest own median; margin against the median of all ranks' medians */
-        int slowest = 0;
-        double typical;
-        for (int r = 1; r < ctx->nranks; r++) {
-            if (p->rank_times_us[r] > p->rank_times_us[slowest]) {
-                slowest = r;
-            }
-        }
-        typical = sp_stats_median(p->rank_times_us, (size_t)ctx->nranks, p->scratch);
-        row->slowest_rank = slowest;
-        row->slowest_margin = typical > 0.0 ? p->rank_times_us[slowest] / typical - 1.0 : 0.0;
+    find_slowest(pr->ctx, p);
+    row->elapsed_s = (double)(sp_time_ns() - pr->t_start) * 1e-9;
+}
+
+static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_op_t *op,
+                              sp_sweep_bufs_t *bufs)
+{
+    point_run_t pr;
+    sp_status_t status;
+
+    memset(&pr, 0, sizeof(pr));
+    pr.ctx = ctx;
+    pr.opts = opts;
+    pr.op = op;
+    pr.bufs = bufs;
+    pr.t_start = sp_time_ns();
+    get_layout(&op->args, bufs, &pr.l);
+    memset(&bufs->point.row, 0, sizeof(bufs->point.row));
+    bufs->point.nwrong = 0;
+
+    status = warm_up(&pr);
+    if (status == SP_OK) {
+        status = calibrate(&pr);
     }
-    row->elapsed_s = (double)(sp_time_ns() - t_start) * 1e-9;
-    return SP_OK;
+    if (status == SP_OK) {
+        status = sample(&pr);
+    }
+    if (status == SP_OK) {
+        status = verify(&pr);
+    }
+    if (status == SP_OK && ctx->rank == 0) {
+        fill_row(&pr);
+    }
+    return status;
+}
+
+sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                             const sp_coll_args_t *args, sp_sweep_bufs_t *bufs)
+{
+    sp_coll_op_t op;
+    sp_status_t built;
+    sp_status_t status;
+
+    (void)coll; /* args->kind names it */
+    built = sp_coll_op_init(&op, args);
+    status = sp_ctx_agree(ctx, built);
+    if (status == SP_OK) {
+        status = measure_op(ctx, opts, &op, bufs);
+    }
+    if (built == SP_OK) {
+        sp_coll_op_cleanup(&op);
+    }
+    return status;
 }
 
 /* Largest buffer any selected collective needs at the largest size. */
@@ -532,6 +645,39 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
     return sp_ctx_agree(ctx, status);
 }
 
+/* One line of the table: the size out-of-place and in-place (where the backend runs each and
+ * opts ask for it), added to the totals on rank 0. */
+static sp_status_t sweep_line(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                              sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
+                              sp_coll_totals_t *totals)
+{
+    const sp_backend_ops_t *ops = ctx->backend.ops;
+    void *st = ctx->backend.state;
+    int run[2] = {opts->place != SP_PLACE_IN && ops->pattern_supported(st, coll->pattern, 0),
+                  opts->place != SP_PLACE_OUT && ops->pattern_supported(st, coll->pattern, 1)};
+    sp_coll_row_t rows[2];
+    sp_status_t status = SP_OK;
+
+    for (int ip = 0; ip < 2 && status == SP_OK; ip++) {
+        if (!run[ip]) {
+            continue;
+        }
+        args->in_place = ip;
+        status = sweep_point(ctx, opts, coll, args, bufs, &rows[ip]);
+        if (status == SP_OK && ctx->rank == 0) {
+            sp_coll_totals_add(totals, &rows[ip]);
+            if (rows[ip].wrong > 0) {
+                print_wrong(ctx, &rows[ip], &bufs->point);
+            }
+        }
+    }
+    if (status == SP_OK && ctx->rank == 0) {
+        sp_coll_table_line(stdout, run[0] ? &rows[0] : NULL, run[1] ? &rows[1] : NULL);
+        fflush(stdout);
+    }
+    return status;
+}
+
 static int coll_selected(uint32_t mask, int i)
 {
     return (mask >> i) & 1u;
@@ -544,10 +690,6 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     sp_sweep_bufs_t bufs;
     sp_coll_totals_t totals;
     sp_status_t status;
-    int do_out = opts->place != SP_PLACE_IN;
-    int do_in = opts->place != SP_PLACE_OUT;
-    const sp_backend_ops_t *ops = ctx->backend.ops;
-    void *st = ctx->backend.state;
 
     memset(&totals, 0, sizeof(totals));
     totals.nranks = ctx->nranks;
@@ -594,40 +736,12 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                 for (int root = root_lo; root <= root_hi && status == SP_OK; root++) {
                     for (size_t si = 0; si < nsizes && status == SP_OK; si++) {
                         sp_coll_args_t args;
-                        sp_coll_row_t row_out;
-                        sp_coll_row_t row_in;
 
                         sp_coll_args_init(&args, (sp_coll_kind_t)c, ctx->rank, ctx->nranks,
                                           (sp_dtype_t)d,
                                           coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM,
                                           root < 0 ? 0 : root, 0, sizes[si]);
-                        int run_out = do_out && ops->coll_supported(st, args.kind, 0);
-                        int run_in = do_in && ops->coll_supported(st, args.kind, 1);
-                        if (run_out) {
-                            args.in_place = 0;
-                            status = sweep_point(ctx, opts, coll, &args, &bufs, &row_out);
-                            if (status == SP_OK && ctx->rank == 0) {
-                                sp_coll_totals_add(&totals, &row_out);
-                                if (row_out.wrong > 0) {
-                                    print_wrong(ctx, &row_out, &bufs.point);
-                                }
-                            }
-                        }
-                        if (run_in && status == SP_OK) {
-                            args.in_place = 1;
-                            status = sweep_point(ctx, opts, coll, &args, &bufs, &row_in);
-                            if (status == SP_OK && ctx->rank == 0) {
-                                sp_coll_totals_add(&totals, &row_in);
-                                if (row_in.wrong > 0) {
-                                    print_wrong(ctx, &row_in, &bufs.point);
-                                }
-                            }
-                        }
-                        if (status == SP_OK && ctx->rank == 0) {
-                            sp_coll_table_line(stdout, run_out ? &row_out : NULL,
-                                               run_in ? &row_in : NULL);
-                            fflush(stdout);
-                        }
+                        status = sweep_line(ctx, opts, coll, &args, &bufs, &totals);
                     }
                 }
             }

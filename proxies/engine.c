@@ -211,6 +211,8 @@ static sp_status_t enqueue_coll(sp_engine_t *e, const sp_task_t *t, sp_stream_t 
 {
     int tp = sp_lane_group(t->lane) == SP_GROUP_TP;
     sp_coll_args_t a;
+    sp_comm_call_t call;
+    sp_status_t st;
 
     memset(&a, 0, sizeof(a));
     a.kind = (sp_coll_kind_t)t->coll;
@@ -219,7 +221,11 @@ static sp_status_t enqueue_coll(sp_engine_t *e, const sp_task_t *t, sp_stream_t 
     a.dtype = e->cfg.dtype;
     a.redop = SP_REDOP_SUM;
     sp_coll_get(a.kind)->get_counts(t->count, sp_dtype_size(a.dtype), a.nranks, &a.counts);
-    return e->be->ops->stream_coll(e->be->state, s, &a, e->send_buf[t->lane],
+    st = sp_coll_call(&a, &call);
+    if (st != SP_OK) {
+        return st;
+    }
+    return e->be->ops->stream_coll(e->be->state, s, &call, e->send_buf[t->lane],
                                    e->recv_buf[t->lane]);
 }
 

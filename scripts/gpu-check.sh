@@ -114,11 +114,11 @@ else
   show "$tmp/stderr"
 fi
 missing=""
-for c in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter; do
+for c in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter alltoallv; do
   grep -qx "# $c" "$tmp/stdout" || missing="$missing $c"
 done
 if [ -z "$missing" ]; then
-  pass "the sweep has a table for each of the 9 collectives"
+  pass "the sweep has a table for each of the 10 collectives"
 else
   fail "the sweep has no table for:$missing"
 fi

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll.h"
+#include "comm_call.h"
 #include "kv.h"
 #include "status.h"
 
@@ -56,24 +56,25 @@ typedef struct sp_backend_ops {
     /* Fill bytes with a poison pattern, so stale output is never mistaken for a result. */
     sp_status_t (*mem_poison)(void *state, void *ptr, size_t bytes);
 
-    /* Write this rank's input for args at input (backend memory). */
-    sp_status_t (*fill)(void *state, const sp_coll_t *coll, const sp_coll_args_t *args, void *input);
+    /* Write an input pattern into buf[0..count) (backend memory). */
+    sp_status_t (*fill)(void *state, const sp_pattern_t *input, void *buf, size_t count);
 
-    /* Count output elements (backend memory) that differ from the expected values. */
-    sp_status_t (*check)(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
+    /* Count the elements of output (backend memory) that differ from the expected spans (none:
+     * nothing to check, 0 wrong). */
+    sp_status_t (*check)(void *state, const sp_pattern_span_t *spans, size_t nspans,
                          const void *output, uint64_t *wrong_p);
 
-    /* 1 when the backend can run this collective in this placement. */
-    int (*coll_supported)(void *state, sp_coll_kind_t kind, int in_place);
+    /* 1 when the backend can run this pattern in this placement. */
+    int (*pattern_supported)(void *state, sp_comm_pattern_t pattern, int in_place);
 
-    /* Start one collective. Out-of-place: send and recv are distinct buffers; in-place: recv is
-     * the one buffer and send points into it (coll.h's in-place offsets). Collective over comm. */
-    sp_status_t (*coll_run)(void *state, const sp_coll_args_t *args, const void *send,
+    /* Start one call. Out-of-place: send and recv are distinct buffers; in-place: recv is the one
+     * buffer and send points into it (comm_call.h). Collective over the backend's communicator. */
+    sp_status_t (*coll_run)(void *state, const sp_comm_call_t *call, const void *send,
                             void *recv);
 
     /* A timed batch: record start, k operations back to back, record end (the nccl backend may
      * replay them as one captured CUDA graph). Does not wait for completion. */
-    sp_status_t (*coll_batch)(void *state, const sp_coll_args_t *args, const void *send,
+    sp_status_t (*coll_batch)(void *state, const sp_comm_call_t *call, const void *send,
                               void *recv, long k, sp_event_t *start, sp_event_t *end);
 
     /* Named ranges around sweep points, for profilers (NVTX on the nccl backend). */
@@ -101,7 +102,7 @@ typedef struct sp_backend_ops {
      * on any streams come from event_elapsed_ns. */
     sp_status_t (*stream_create)(void *state, MPI_Comm group, sp_stream_t **stream_p);
     void (*stream_destroy)(void *state, sp_stream_t *stream);
-    sp_status_t (*stream_coll)(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
+    sp_status_t (*stream_coll)(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
                                const void *send, void *recv);
     sp_status_t (*stream_compute)(void *state, sp_stream_t *stream, uint64_t duration_ns);
     sp_status_t (*stream_send)(void *state, sp_stream_t *stream, const void *buf, size_t bytes,

@@ -2,6 +2,7 @@
  * communicator. MPI has no 16-bit floating types, so half and bfloat16 travel as MPI_UINT16_T
  * with user-defined reduction operators; avg is a sum followed by a local division, as NCCL
  * defines it. Operations are blocking, so an event is the monotonic time when it is recorded. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,19 @@
 #include "log.h"
 #include "timeutil.h"
 
+/* This rank on one communicator (the backend's or a stream's), with scratch for MPI's int
+ * per-peer arrays: each place is used by one thread at a time. */
+typedef struct {
+    int rank;
+    int nranks;
+    int *vint; /* 4 * nranks */
+} host_place_t;
+
 typedef struct {
     MPI_Comm comm;
     int rank;
     int nranks;
+    host_place_t place;
     sp_host_sync_t sync;
     MPI_Op half_ops[SP_REDOP_COUNT];
     MPI_Op bf16_ops[SP_REDOP_COUNT];
@@ -27,6 +37,8 @@ struct sp_event {
 
 struct sp_stream {
     sp_host_stream_t *hs;
+    const host_state_t *st;
+    host_place_t place;
 };
 
 static sp_status_t mpi_check(int rc, const char *what)
@@ -119,6 +131,21 @@ static MPI_Op host_mpi_op(const host_state_t *st, sp_dtype_t dtype, sp_redop_t r
     }
 }
 
+/* This rank's place on comm; place_cleanup frees it. */
+static sp_status_t place_init(host_place_t *at, MPI_Comm comm)
+{
+    MPI_Comm_rank(comm, &at->rank);
+    MPI_Comm_size(comm, &at->nranks);
+    at->vint = calloc(4 * (size_t)at->nranks, sizeof(*at->vint));
+    return at->vint != NULL ? SP_OK : SP_ERR_NOMEM;
+}
+
+static void place_cleanup(host_place_t *at)
+{
+    free(at->vint);
+    at->vint = NULL;
+}
+
 static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
                              char *err, size_t errlen)
 {
@@ -143,6 +170,11 @@ static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     for (int i = 0; i < SP_REDOP_AVG; i++) {
         st->half_ops[i] = st->bf16_ops[i] = MPI_OP_NULL;
     }
+    status = place_init(&st->place, st->comm);
+    if (status != SP_OK) {
+        snprintf(err, errlen, "out of memory");
+        goto err_place;
+    }
     for (int i = 0; i < SP_REDOP_AVG; i++) {
         status = mpi_check(MPI_Op_create(half_fns[i], 1, &st->half_ops[i]), "MPI_Op_create");
         if (status == SP_OK) {
@@ -165,6 +197,8 @@ err_ops:
             MPI_Op_free(&st->bf16_ops[i]);
         }
     }
+    place_cleanup(&st->place);
+err_place:
     sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
 err_free:
@@ -183,6 +217,7 @@ static void host_fini(void *state)
         MPI_Op_free(&st->half_ops[i]);
         MPI_Op_free(&st->bf16_ops[i]);
     }
+    place_cleanup(&st->place);
     sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
     free(st);
@@ -217,164 +252,207 @@ static sp_status_t host_mem_poison(void *state, void *ptr, size_t bytes)
     return SP_OK;
 }
 
-static sp_status_t host_fill(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
-                             void *input)
+static sp_status_t host_fill(void *state, const sp_pattern_t *input, void *buf, size_t count)
 {
     (void)state;
-    sp_coll_fill(coll, args, input);
+    sp_pattern_fill(input, buf, count);
     return SP_OK;
 }
 
-static sp_status_t host_check(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
+static sp_status_t host_check(void *state, const sp_pattern_span_t *spans, size_t nspans,
                               const void *output, uint64_t *wrong_p)
 {
     (void)state;
-    *wrong_p = sp_coll_check(coll, args, output);
+    *wrong_p = sp_pattern_spans_check(spans, nspans, output);
     return SP_OK;
 }
 
-static void host_avg_finish(const sp_coll_args_t *args, void *out, size_t count)
+static void host_avg_finish(const sp_comm_call_t *call, int nranks, void *out, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        double sum = sp_dtype_get(args->dtype, out, i);
-        sp_dtype_set(args->dtype, out, i, sp_redop_avg_finish(args->dtype, sum, args->nranks));
+        double sum = sp_dtype_get(call->dtype, out, i);
+        sp_dtype_set(call->dtype, out, i, sp_redop_avg_finish(call->dtype, sum, nranks));
     }
 }
 
-static sp_status_t host_coll_on(void *state, MPI_Comm comm, const sp_coll_args_t *args,
-                                const void *send, void *recv);
 static sp_status_t host_event_record(void *state, sp_event_t *event);
 
-static sp_status_t host_coll_run(void *state, const sp_coll_args_t *args, const void *send,
-                                 void *recv)
+/* MPI's int counts and displacements of an ALLTOALLV, in the place's scratch. */
+static sp_status_t host_vcounts(const host_place_t *at, const sp_comm_vcounts_t *v)
 {
-    return host_coll_on(state, ((host_state_t *)state)->comm, args, send, recv);
-}
+    const size_t *src[4] = {v->send_counts, v->send_displs, v->recv_counts, v->recv_displs};
 
-/* One collective on comm: the backend's own, or a stream's. */
-static sp_status_t host_coll_on(void *state, MPI_Comm comm, const sp_coll_args_t *args,
-                                const void *send, void *recv)
-{
-    host_state_t *st = state;
-    MPI_Datatype dt = host_mpi_type(args->dtype);
-    MPI_Op op = host_mpi_op(st, args->dtype, args->redop);
-    const sp_coll_counts_t *c = &args->counts;
-    size_t esize = sp_dtype_size(args->dtype);
-    int ip = args->in_place;
-    int is_root = st->rank == args->root;
-    int param = (int)c->param_count;
-    int next = (st->rank + 1) % st->nranks;
-    int prev = (st->rank - 1 + st->nranks) % st->nranks;
-    void *out = recv;
-    size_t avg_count = 0;
-    int rc = MPI_SUCCESS;
-
-    switch (args->kind) {
-    case SP_COLL_ALL_REDUCE:
-        rc = MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, param, dt, op, comm);
-        avg_count = c->param_count;
-        break;
-    case SP_COLL_REDUCE:
-        if (ip && is_root) {
-            rc = MPI_Reduce(MPI_IN_PLACE, recv, param, dt, op, args->root, comm);
-        } else {
-            rc = MPI_Reduce(ip ? recv : send, recv, param, dt, op, args->root, comm);
-        }
-        avg_count = is_root ? c->param_count : 0;
-        break;
-    case SP_COLL_REDUCE_SCATTER:
-        if (ip) {
-            /* MPI leaves the result at the start of the buffer; NCCL's in-place layout (and
-             * therefore the verification) has it at block `rank`. */
-            rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, param, dt, op, comm);
-            out = (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize;
-            if (rc == MPI_SUCCESS && st->rank != 0) {
-                memmove(out, recv, c->param_count * esize);
+    for (int a = 0; a < 4; a++) {
+        for (int p = 0; p < at->nranks; p++) {
+            if (src[a][p] > (size_t)INT_MAX) {
+                sp_error("alltoallv: %zu elements exceed MPI's int counts", src[a][p]);
+                return SP_ERR_UNSUPPORTED;
             }
-        } else {
-            rc = MPI_Reduce_scatter_block(send, recv, param, dt, op, comm);
+            at->vint[a * at->nranks + p] = (int)src[a][p];
         }
-        avg_count = c->param_count;
-        break;
-    case SP_COLL_ALL_GATHER:
-        rc = MPI_Allgather(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, comm);
-        break;
-    case SP_COLL_BROADCAST:
-        rc = MPI_Bcast(ip || !is_root ? recv : (void *)send, param, dt, args->root, comm);
-        break;
-    case SP_COLL_ALLTOALL:
-        rc = MPI_Alltoall(ip ? MPI_IN_PLACE : send, param, dt, recv, param, dt, comm);
-        break;
-    case SP_COLL_SENDRECV:
-        if (ip) {
-            rc = MPI_Sendrecv_replace(recv, param, dt, next, 0, prev, 0, comm,
-                                      MPI_STATUS_IGNORE);
-        } else {
-            rc = MPI_Sendrecv(send, param, dt, next, 0, recv, param, dt, prev, 0, comm,
-                              MPI_STATUS_IGNORE);
-        }
-        break;
-    case SP_COLL_GATHER:
-        rc = MPI_Gather(ip && is_root ? MPI_IN_PLACE : send, param, dt, recv, param, dt,
-                        args->root, comm);
-        break;
-    case SP_COLL_SCATTER:
-        if (ip && is_root) {
-            rc = MPI_Scatter(recv, param, dt, MPI_IN_PLACE, param, dt, args->root, comm);
-        } else {
-            void *dst = ip ? (char *)recv + c->recv_inplace_offset * (size_t)st->rank * esize
-                           : recv;
-            rc = MPI_Scatter(send, param, dt, dst, param, dt, args->root, comm);
-        }
-        break;
-    default:
-        return SP_ERR_UNSUPPORTED;
-    }
-    if (rc != MPI_SUCCESS) {
-        return mpi_check(rc, sp_coll_names[args->kind]);
-    }
-    if (args->redop == SP_REDOP_AVG && avg_count > 0) {
-        host_avg_finish(args, out, avg_count);
     }
     return SP_OK;
 }
 
-/* Collectives on a stream: the proxy's all-reduce, all-gather and reduce-scatter (out of
- * place) as non-blocking calls completed by a polite wait, since a blocking MPI collective polls
- * a core for as long as it waits for its peers, which on a host shared by several ranks delays
- * their compute deadlines (the stream stands in for a device, which does not take a CPU core).
- * Everything else as host_coll_on. */
-static sp_status_t host_coll_stream(void *state, MPI_Comm comm, const sp_coll_args_t *args,
-                                    const void *send, void *recv)
+/* The reductions: all-reduce, reduce and reduce-scatter. *out_p and *avg_p say where the result
+ * lies and how many elements of it avg must still divide. */
+static int host_reduction(const host_state_t *st, const host_place_t *at, MPI_Comm comm,
+                          const sp_comm_call_t *call, const void *send, void *recv,
+                          void **out_p, size_t *avg_p)
+{
+    MPI_Datatype dt = host_mpi_type(call->dtype);
+    MPI_Op op = host_mpi_op(st, call->dtype, call->redop);
+    size_t esize = sp_dtype_size(call->dtype);
+    int ip = call->in_place;
+    int is_root = at->rank == call->root;
+    int count = (int)call->count;
+    int rc;
+
+    *out_p = recv;
+    *avg_p = call->count;
+    switch (call->pattern) {
+    case SP_COMM_ALLREDUCE:
+        return MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, count, dt, op, comm);
+    case SP_COMM_REDUCE:
+        *avg_p = is_root ? call->count : 0;
+        if (ip && is_root) {
+            return MPI_Reduce(MPI_IN_PLACE, recv, count, dt, op, call->root, comm);
+        }
+        return MPI_Reduce(ip ? recv : send, recv, count, dt, op, call->root, comm);
+    default: /* SP_COMM_REDUCE_SCATTER */
+        if (!ip) {
+            return MPI_Reduce_scatter_block(send, recv, count, dt, op, comm);
+        }
+        /* MPI leaves the result at the start of the buffer; NCCL's in-place layout (and
+         * therefore the verification) has it at block `rank`. */
+        rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, count, dt, op, comm);
+        *out_p = (char *)recv + call->count * (size_t)at->rank * esize;
+        if (rc == MPI_SUCCESS && at->rank != 0) {
+            memmove(*out_p, recv, call->count * esize);
+        }
+        return rc;
+    }
+}
+
+/* The data movements. */
+static int host_movement(const host_place_t *at, MPI_Comm comm, const sp_comm_call_t *call,
+                         const void *send, void *recv)
+{
+    MPI_Datatype dt = host_mpi_type(call->dtype);
+    size_t esize = sp_dtype_size(call->dtype);
+    int ip = call->in_place;
+    int is_root = at->rank == call->root;
+    int count = (int)call->count;
+    const int *v = at->vint;
+    int n = at->nranks;
+
+    switch (call->pattern) {
+    case SP_COMM_ALLGATHER:
+        return MPI_Allgather(ip ? MPI_IN_PLACE : send, count, dt, recv, count, dt, comm);
+    case SP_COMM_BCAST:
+        return MPI_Bcast(ip || !is_root ? recv : (void *)send, count, dt, call->root, comm);
+    case SP_COMM_ALLTOALL:
+        return MPI_Alltoall(ip ? MPI_IN_PLACE : send, count, dt, recv, count, dt, comm);
+    case SP_COMM_ALLTOALLV:
+        return MPI_Alltoallv(send, v, v + n, dt, recv, v + 2 * n, v + 3 * n, dt, comm);
+    case SP_COMM_SENDRECV:
+        if (ip) {
+            return MPI_Sendrecv_replace(recv, count, dt, call->send_peer, 0, call->recv_peer, 0,
+                                        comm, MPI_STATUS_IGNORE);
+        }
+        return MPI_Sendrecv(send, count, dt, call->send_peer, 0, recv, count, dt,
+                            call->recv_peer, 0, comm, MPI_STATUS_IGNORE);
+    case SP_COMM_GATHER:
+        return MPI_Gather(ip && is_root ? MPI_IN_PLACE : send, count, dt, recv, count, dt,
+                          call->root, comm);
+    default: /* SP_COMM_SCATTER */
+        if (ip && is_root) {
+            return MPI_Scatter(recv, count, dt, MPI_IN_PLACE, count, dt, call->root, comm);
+        }
+        return MPI_Scatter(send, count, dt,
+                           ip ? (char *)recv + call->count * (size_t)at->rank * esize : recv,
+                           count, dt, call->root, comm);
+    }
+}
+
+/* One call on comm: the backend's own, or a stream's (at: this rank's place on it). */
+static sp_status_t host_call_on(const host_state_t *st, const host_place_t *at, MPI_Comm comm,
+                                const sp_comm_call_t *call, const void *send, void *recv)
+{
+    void *out = recv;
+    size_t avg_count = 0;
+    int rc;
+
+    if ((unsigned)call->pattern >= SP_COMM_PATTERN_COUNT ||
+        (call->pattern == SP_COMM_ALLTOALLV && call->in_place)) {
+        return SP_ERR_UNSUPPORTED;
+    }
+    if (call->pattern == SP_COMM_ALLTOALLV) {
+        sp_status_t status = host_vcounts(at, &call->v);
+        if (status != SP_OK) {
+            return status;
+        }
+    }
+    if (call->pattern == SP_COMM_ALLREDUCE || call->pattern == SP_COMM_REDUCE ||
+        call->pattern == SP_COMM_REDUCE_SCATTER) {
+        rc = host_reduction(st, at, comm, call, send, recv, &out, &avg_count);
+    } else {
+        rc = host_movement(at, comm, call, send, recv);
+    }
+    if (rc != MPI_SUCCESS) {
+        return mpi_check(rc, sp_comm_pattern_name(call->pattern));
+    }
+    if (call->redop == SP_REDOP_AVG && avg_count > 0) {
+        host_avg_finish(call, at->nranks, out, avg_count);
+    }
+    return SP_OK;
+}
+
+static sp_status_t host_coll_run(void *state, const sp_comm_call_t *call, const void *send,
+                                 void *recv)
 {
     host_state_t *st = state;
-    MPI_Datatype dt = host_mpi_type(args->dtype);
-    int param = (int)args->counts.param_count;
+
+    return host_call_on(st, &st->place, st->comm, call, send, recv);
+}
+
+/* Calls on a stream: the proxy's all-reduce, all-gather and reduce-scatter (out of place) as
+ * non-blocking calls completed by a polite wait, since a blocking MPI collective polls a core for
+ * as long as it waits for its peers, which on a host shared by several ranks delays their compute
+ * deadlines (the stream stands in for a device, which does not take a CPU core). Everything else
+ * as host_call_on. ctx is the stream. */
+static sp_status_t host_coll_stream(void *ctx, MPI_Comm comm, const sp_comm_call_t *call,
+                                    const void *send, void *recv)
+{
+    struct sp_stream *s = ctx;
+    const host_state_t *st = s->st;
+    MPI_Datatype dt = host_mpi_type(call->dtype);
+    int count = (int)call->count;
     MPI_Request req = MPI_REQUEST_NULL;
     int rc;
 
-    if (args->in_place || args->redop == SP_REDOP_AVG) {
-        return host_coll_on(state, comm, args, send, recv);
+    if (call->in_place || call->redop == SP_REDOP_AVG) {
+        return host_call_on(st, &s->place, comm, call, send, recv);
     }
-    switch (args->kind) {
-    case SP_COLL_ALL_REDUCE:
-        rc = MPI_Iallreduce(send, recv, param, dt, host_mpi_op(st, args->dtype, args->redop),
+    switch (call->pattern) {
+    case SP_COMM_ALLREDUCE:
+        rc = MPI_Iallreduce(send, recv, count, dt, host_mpi_op(st, call->dtype, call->redop),
                             comm, &req);
         break;
-    case SP_COLL_REDUCE_SCATTER:
-        rc = MPI_Ireduce_scatter_block(send, recv, param, dt,
-                                       host_mpi_op(st, args->dtype, args->redop), comm, &req);
+    case SP_COMM_REDUCE_SCATTER:
+        rc = MPI_Ireduce_scatter_block(send, recv, count, dt,
+                                       host_mpi_op(st, call->dtype, call->redop), comm, &req);
         break;
-    case SP_COLL_ALL_GATHER:
-        rc = MPI_Iallgather(send, param, dt, recv, param, dt, comm, &req);
+    case SP_COMM_ALLGATHER:
+        rc = MPI_Iallgather(send, count, dt, recv, count, dt, comm, &req);
         break;
     default:
-        return host_coll_on(state, comm, args, send, recv);
+        return host_call_on(st, &s->place, comm, call, send, recv);
     }
     if (rc == MPI_SUCCESS) {
         rc = sp_host_polite_wait(&req);
     }
-    return rc == MPI_SUCCESS ? SP_OK : mpi_check(rc, sp_coll_names[args->kind]);
+    return rc == MPI_SUCCESS ? SP_OK : mpi_check(rc, sp_comm_pattern_name(call->pattern));
 }
 
 static int host_versions(void *state, sp_kv_t *kv, int max)
@@ -393,21 +471,24 @@ static void host_device_info(void *state, char *name, size_t namelen, char *bus_
     snprintf(bus_id, buslen, "-");
 }
 
-static int host_coll_supported(void *state, sp_coll_kind_t kind, int in_place)
+static int host_pattern_supported(void *state, sp_comm_pattern_t pattern, int in_place)
 {
     (void)state;
-    (void)in_place;
-    return kind < SP_COLL_COUNT; /* MPI has an in-place form of every collective */
+    /* MPI has an in-place form of every pattern, but in-place MPI_Alltoallv sends what it
+     * receives (recv counts both ways), which is another operation unless the matrix is
+     * symmetric */
+    return (unsigned)pattern < SP_COMM_PATTERN_COUNT &&
+           !(in_place && pattern == SP_COMM_ALLTOALLV);
 }
 
-static sp_status_t host_coll_batch(void *state, const sp_coll_args_t *args, const void *send,
+static sp_status_t host_coll_batch(void *state, const sp_comm_call_t *call, const void *send,
                                    void *recv, long k, sp_event_t *start, sp_event_t *end)
 {
     sp_status_t status = SP_OK;
 
     host_event_record(state, start);
     for (long i = 0; i < k && status == SP_OK; i++) {
-        status = host_coll_run(state, args, send, recv);
+        status = host_coll_run(state, call, send, recv);
     }
     host_event_record(state, end);
     return status;
@@ -469,15 +550,20 @@ static sp_status_t host_event_elapsed_ns(void *state, sp_event_t *start, sp_even
 static sp_status_t host_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
 {
     host_state_t *st = state;
+    MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
     sp_stream_t *s = calloc(1, sizeof(*s));
     sp_status_t status;
 
     if (s == NULL) {
         return SP_ERR_NOMEM;
     }
-    status = sp_host_stream_create(&st->sync, group != MPI_COMM_NULL ? group : st->comm,
-                                   host_coll_stream, st, &s->hs);
+    s->st = st;
+    status = place_init(&s->place, comm);
+    if (status == SP_OK) {
+        status = sp_host_stream_create(&st->sync, comm, host_coll_stream, s, &s->hs);
+    }
     if (status != SP_OK) {
+        place_cleanup(&s->place);
         free(s);
         return status;
     }
@@ -490,15 +576,16 @@ static void host_stream_destroy(void *state, sp_stream_t *stream)
     (void)state;
     if (stream != NULL) {
         sp_host_stream_destroy(stream->hs);
+        place_cleanup(&stream->place);
         free(stream);
     }
 }
 
-static sp_status_t host_stream_coll(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
+static sp_status_t host_stream_coll(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
                                     const void *send, void *recv)
 {
     (void)state;
-    return sp_host_stream_coll(stream->hs, args, send, recv);
+    return sp_host_stream_coll(stream->hs, call, send, recv);
 }
 
 static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
@@ -556,7 +643,7 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .mem_poison = host_mem_poison,
     .fill = host_fill,
     .check = host_check,
-    .coll_supported = host_coll_supported,
+    .pattern_supported = host_pattern_supported,
     .coll_run = host_coll_run,
     .coll_batch = host_coll_batch,
     .range_push = host_range_push,

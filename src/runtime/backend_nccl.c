@@ -3,9 +3,8 @@
  * timing, device kernels for fill and verification. Every wait for the device after the
  * communicator exists is bounded by the configured timeout: on expiry the communicator is
  * aborted and SP_ERR_TIMEOUT returned (the blocking ncclCommInitRank itself is not).
- * CUDA and NCCL headers are included here and nowhere else (and in the one .cu file). */
-#include <cuda_runtime.h>
-#include <nccl.h>
+ * CUDA and NCCL headers are included in the backend's files only (backend_nccl*.c, its internal
+ * header and the one .cu file); the proxy's streams are in backend_nccl_stream.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@
 #endif
 #endif
 
-#include "backend.h"
+#include "backend_nccl_impl.h"
 #include "backend_nccl_kernels.h"
 #include "gpu_util.h"
 #include "log.h"
@@ -36,62 +35,6 @@ _Static_assert(SP_DTYPE_BFLOAT16 == (int)ncclBfloat16 && SP_DTYPE_HALF == (int)n
 _Static_assert(SP_REDOP_AVG == (int)ncclAvg && SP_REDOP_MIN == (int)ncclMin,
                "sp_redop_t follows ncclRedOp_t");
 
-typedef struct {
-    MPI_Comm comm;
-    int rank;
-    int nranks;
-    int device;
-    cudaStream_t stream;
-    ncclComm_t nccl;                 /* NULL after an abort */
-    unsigned long long *counter;     /* device memory, for verification */
-    double timeout_s;
-    int cuda_graph;
-    /* the last captured batch, replayed while the same operation is timed */
-    cudaGraphExec_t graph;
-    sp_coll_args_t graph_args;
-    const void *graph_send;
-    void *graph_recv;
-    long graph_k;
-    char device_name[128];
-    char bus_id[32];
-    struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
-} nccl_state_t;
-
-struct sp_event {
-    cudaEvent_t ev;
-};
-
-/* A proxy stream (see nccl_stream_create). All of them are driven from the main thread. */
-struct sp_stream {
-    cudaStream_t stream;
-    ncclComm_t nccl; /* NULL after an abort */
-    int rank;
-    int nranks;
-    struct sp_stream *next; /* in nccl_state_t.streams */
-};
-
-/* Log a failed CUDA call once, with CUDA's own message, and classify it. */
-static sp_status_t cuda_check(cudaError_t rc, const char *what)
-{
-    if (rc == cudaSuccess) {
-        return SP_OK;
-    }
-    sp_error("%s: %s", what, cudaGetErrorString(rc));
-    return sp_gpu_classify_cuda((int)rc);
-}
-
-static sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, const char *what)
-{
-    if (rc == ncclSuccess) {
-        return SP_OK;
-    }
-    if (sp_gpu_classify_nccl((int)rc) == SP_OK) {
-        return SP_OK; /* in progress: only non-blocking communicators say so */
-    }
-    sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
-             st->nccl ? ncclGetLastError(st->nccl) : "");
-    return sp_gpu_classify_nccl((int)rc);
-}
 
 int sp_backend_gpu_count(char *err, size_t errlen)
 {
@@ -135,8 +78,8 @@ static int abort_all(nccl_state_t *st)
 
 /* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort every
  * communicator (abort_all), so no rank stays blocked on a peer that will never come. */
-static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
-                                   cudaError_t (*query)(void *), void *what_obj, const char *what)
+sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
+                                     cudaError_t (*query)(void *), void *what_obj, const char *what)
 {
     uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
     struct timespec nap = {0, 20000};
@@ -163,12 +106,7 @@ static sp_status_t bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
 static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
                                 const char *what)
 {
-    return bounded_wait_on(st, &st->nccl, query, what_obj, what);
-}
-
-static cudaError_t query_stream(void *s)
-{
-    return cudaStreamQuery((cudaStream_t)s);
+    return sp__nccl_bounded_wait_on(st, &st->nccl, query, what_obj, what);
 }
 
 static cudaError_t query_event(void *e)
@@ -186,6 +124,7 @@ static void nccl_fini(void *state)
     if (st->graph != NULL) {
         cudaGraphExecDestroy(st->graph);
     }
+    free(st->graph_v);
     if (st->counter != NULL) {
         cudaFree(st->counter);
     }
@@ -266,7 +205,8 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     }
     MPI_Comm_rank(st->comm, &st->rank);
     MPI_Comm_size(st->comm, &st->nranks);
-    status = nccl_local_init(st, cfg, err, errlen);
+    st->graph_v = calloc(4 * (size_t)st->nranks, sizeof(*st->graph_v));
+    status = st->graph_v != NULL ? nccl_local_init(st, cfg, err, errlen) : SP_ERR_NOMEM;
 
     /* every rank must have its device before anyone enters NCCL's collective init */
     mine = status == SP_OK;
@@ -378,62 +318,59 @@ static sp_status_t nccl_mem_poison(void *state, void *ptr, size_t bytes)
     return cuda_check(cudaMemsetAsync(ptr, 0xA5, bytes, st->stream), "cudaMemsetAsync");
 }
 
-static sp_status_t nccl_fill(void *state, const sp_coll_t *coll, const sp_coll_args_t *args,
-                             void *input)
+static sp_status_t nccl_fill(void *state, const sp_pattern_t *input, void *buf, size_t count)
 {
     nccl_state_t *st = state;
-    sp_pattern_t in;
-    sp_pattern_t out;
 
-    sp_coll_patterns(coll, args, &in, &out);
-    return cuda_check((cudaError_t)sp_cuda_pattern_fill(st->stream, &in, input,
-                                                         args->counts.send_count),
+    return cuda_check((cudaError_t)sp_cuda_pattern_fill(st->stream, input, buf, count),
                       "fill kernel");
 }
 
 /* NCCL's avg on floating types pre-multiplies by 1/n, which may round differently from sum/n:
  * allow a few units in the last place there; everything else is compared exactly. */
-static double check_tolerance(const sp_coll_args_t *args)
+static double check_tolerance(const sp_pattern_t *expected)
 {
     static const double eps[SP_DTYPE_COUNT] = {
         [SP_DTYPE_HALF] = 9.77e-4, [SP_DTYPE_FLOAT] = 1.19e-7, [SP_DTYPE_DOUBLE] = 2.22e-16,
         [SP_DTYPE_BFLOAT16] = 7.81e-3};
 
-    if (args->redop != SP_REDOP_AVG || sp_dtype_is_integer(args->dtype)) {
+    if (!expected->is_red || expected->redop != SP_REDOP_AVG ||
+        sp_dtype_is_integer((sp_dtype_t)expected->dtype)) {
         return 0.0;
     }
-    return (args->nranks + 2) * eps[args->dtype];
+    return (expected->nranks + 2) * eps[expected->dtype];
 }
 
 static sp_status_t nccl_sync(void *state)
 {
     nccl_state_t *st = state;
 
-    return bounded_wait(st, query_stream, st->stream, "waiting for the stream");
+    return bounded_wait(st, sp__nccl_query_stream, st->stream, "waiting for the stream");
 }
 
-static sp_status_t nccl_check_output(void *state, const sp_coll_t *coll,
-                                     const sp_coll_args_t *args, const void *output,
-                                     uint64_t *wrong_p)
+/* One check kernel per span, all adding to one counter, then one wait. */
+static sp_status_t nccl_check_output(void *state, const sp_pattern_span_t *spans, size_t nspans,
+                                     const void *output, uint64_t *wrong_p)
 {
     nccl_state_t *st = state;
-    sp_pattern_t in;
-    sp_pattern_t out;
     unsigned long long wrong = 0;
     sp_status_t status;
 
     *wrong_p = 0;
-    if (!coll->has_output(args)) {
+    if (nspans == 0) {
         return SP_OK;
     }
-    sp_coll_patterns(coll, args, &in, &out);
     status = cuda_check(cudaMemsetAsync(st->counter, 0, sizeof(*st->counter), st->stream),
                         "cudaMemsetAsync");
-    if (status == SP_OK) {
-        status = cuda_check((cudaError_t)sp_cuda_pattern_check(st->stream, &out, output,
-                                                                 args->counts.recv_count,
-                                                                 check_tolerance(args),
-                                                                 st->counter),
+    for (size_t i = 0; i < nspans && status == SP_OK; i++) {
+        const sp_pattern_t *p = &spans[i].pattern;
+        size_t esize = sp_dtype_size((sp_dtype_t)p->dtype);
+        const char *at = (const char *)output + spans[i].offset * esize;
+        if (spans[i].count == 0) {
+            continue;
+        }
+        status = cuda_check((cudaError_t)sp_cuda_pattern_check(st->stream, p, at, spans[i].count,
+                                                                 check_tolerance(p), st->counter),
                             "check kernel");
     }
     if (status == SP_OK) {
@@ -460,27 +397,18 @@ static ncclRedOp_t nccl_op(sp_redop_t redop)
     return (ncclRedOp_t)redop;
 }
 
-static int nccl_coll_supported(void *state, sp_coll_kind_t kind, int in_place)
+static int nccl_pattern_supported(void *state, sp_comm_pattern_t pattern, int in_place)
 {
     (void)state;
-    /* in-place alltoall and sendrecv would overwrite data still to be sent (nccl-tests skips
+    /* in-place all-to-alls and sendrecv would overwrite data still to be sent (nccl-tests skips
      * them too) */
-    return kind < SP_COLL_COUNT &&
-           !(in_place && (kind == SP_COLL_ALLTOALL || kind == SP_COLL_SENDRECV));
+    return (unsigned)pattern < SP_COMM_PATTERN_COUNT &&
+           !(in_place && (pattern == SP_COMM_ALLTOALL || pattern == SP_COMM_ALLTOALLV ||
+                          pattern == SP_COMM_SENDRECV));
 }
 
-/* Where a collective runs: the backend's own communicator and stream, or a proxy stream's. */
-typedef struct {
-    ncclComm_t comm;
-    cudaStream_t stream;
-    int rank;
-    int nranks;
-} nccl_place_t;
 
-static sp_status_t coll_on(const nccl_state_t *st, const nccl_place_t *at,
-                           const sp_coll_args_t *args, const void *send, void *recv);
-
-static sp_status_t nccl_coll_run(void *state, const sp_coll_args_t *args, const void *send,
+static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const void *send,
                                  void *recv)
 {
     nccl_state_t *st = state;
@@ -489,107 +417,183 @@ static sp_status_t nccl_coll_run(void *state, const sp_coll_args_t *args, const 
     if (st->nccl == NULL) {
         return SP_ERR_TIMEOUT; /* aborted earlier */
     }
-    return coll_on(st, &at, args, send, recv);
+    return sp__nccl_call_on(st, &at, call, send, recv);
 }
 
-static sp_status_t coll_on(const nccl_state_t *st, const nccl_place_t *at,
-                           const sp_coll_args_t *args, const void *send, void *recv)
+/* Block exchanges (alltoall, gather, scatter) as grouped point-to-point, as nccl-tests does
+ * before NCCL 2.28; the caller holds the group open. */
+static ncclResult_t group_blocks(const nccl_place_t *at, const sp_comm_call_t *call,
+                                 const void *send, void *recv)
 {
-    const sp_coll_counts_t *c = &args->counts;
-    ncclDataType_t dt = nccl_type(args->dtype);
-    ncclRedOp_t op = nccl_op(args->redop);
-    size_t esize = sp_dtype_size(args->dtype);
-    size_t param = c->param_count;
-    /* NCCL's in-place output of reduce_scatter and scatter is block `rank` of the buffer */
-    void *out = args->in_place ? (char *)recv + c->recv_inplace_offset * (size_t)at->rank * esize
-                               : recv;
+    ncclDataType_t dt = nccl_type(call->dtype);
+    size_t block = call->count * sp_dtype_size(call->dtype);
+    int is_root = at->rank == call->root;
+    int ip = call->in_place;
+    const char *s = (const char *)send;
+    char *d = (char *)recv;
     ncclResult_t rc = ncclSuccess;
 
-    switch (args->kind) {
-    case SP_COLL_ALL_REDUCE:
-        rc = ncclAllReduce(send, recv, param, dt, op, at->comm, at->stream);
-        break;
-    case SP_COLL_ALL_GATHER:
-        rc = ncclAllGather(send, recv, param, dt, at->comm, at->stream);
-        break;
-    case SP_COLL_REDUCE_SCATTER:
-        rc = ncclReduceScatter(send, out, param, dt, op, at->comm, at->stream);
-        break;
-    case SP_COLL_BROADCAST:
-        rc = ncclBroadcast(send, recv, param, dt, args->root, at->comm, at->stream);
-        break;
-    case SP_COLL_REDUCE:
-        rc = ncclReduce(send, recv, param, dt, op, args->root, at->comm, at->stream);
-        break;
-    case SP_COLL_ALLTOALL:
-    case SP_COLL_GATHER:
-    case SP_COLL_SCATTER:
-        /* block exchanges as grouped point-to-point, as nccl-tests does before NCCL 2.28 */
-        rc = ncclGroupStart();
-        for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
-            const char *s = (const char *)send;
-            char *d = (char *)recv;
-            if (args->kind == SP_COLL_ALLTOALL) {
-                rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, at->comm, at->stream);
-                if (rc == ncclSuccess) {
-                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, at->comm,
-                              at->stream);
-                }
-            } else if (args->kind == SP_COLL_GATHER && at->rank == args->root) {
-                /* in place, the root's own block is already where it belongs */
-                if (!(args->in_place && r == at->rank)) {
-                    rc = ncclRecv(d + (size_t)r * param * esize, param, dt, r, at->comm,
-                              at->stream);
-                }
-            } else if (args->kind == SP_COLL_SCATTER && at->rank == args->root) {
-                if (!(args->in_place && r == at->rank)) {
-                    rc = ncclSend(s + (size_t)r * param * esize, param, dt, r, at->comm,
-                                  at->stream);
-                }
+    for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
+        if (call->pattern == SP_COMM_ALLTOALL) {
+            rc = ncclSend(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
+            if (rc == ncclSuccess) {
+                rc = ncclRecv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
             }
+        } else if (is_root && !(ip && r == at->rank)) {
+            /* in place, the root's own block is already where it belongs */
+            rc = call->pattern == SP_COMM_GATHER
+                     ? ncclRecv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream)
+                     : ncclSend(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
         }
-        if (rc == ncclSuccess && args->kind == SP_COLL_GATHER &&
-            !(args->in_place && at->rank == args->root)) {
-            rc = ncclSend(send, param, dt, args->root, at->comm, at->stream);
+    }
+    if (rc != ncclSuccess || call->pattern == SP_COMM_ALLTOALL || (ip && is_root)) {
+        return rc;
+    }
+    if (call->pattern == SP_COMM_GATHER) {
+        return ncclSend(send, call->count, dt, call->root, at->comm, at->stream);
+    }
+    /* scatter: NCCL's in-place output is block `rank` of the buffer */
+    return ncclRecv(ip ? d + (size_t)at->rank * block : d, call->count, dt, call->root, at->comm,
+                    at->stream);
+}
+
+/* alltoallv as grouped point-to-point, every peer on both sides (an empty flow is a zero count
+ * on both, as alltoall's at small sizes). The caller holds the group open. */
+static ncclResult_t group_alltoallv(const nccl_place_t *at, const sp_comm_call_t *call,
+                                    const void *send, void *recv)
+{
+    const sp_comm_vcounts_t *v = &call->v;
+    ncclDataType_t dt = nccl_type(call->dtype);
+    size_t esize = sp_dtype_size(call->dtype);
+    ncclResult_t rc = ncclSuccess;
+
+    for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
+        rc = ncclSend((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
+                      at->comm, at->stream);
+        if (rc == ncclSuccess) {
+            rc = ncclRecv((char *)recv + v->recv_displs[r] * esize, v->recv_counts[r], dt, r,
+                          at->comm, at->stream);
         }
-        if (rc == ncclSuccess && args->kind == SP_COLL_SCATTER &&
-            !(args->in_place && at->rank == args->root)) {
-            rc = ncclRecv(out, param, dt, args->root, at->comm, at->stream);
+    }
+    return rc;
+}
+
+/* The point-to-point patterns, in one NCCL group. */
+static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, const void *send,
+                            void *recv)
+{
+    ncclDataType_t dt = nccl_type(call->dtype);
+    ncclResult_t rc = ncclGroupStart();
+    ncclResult_t end;
+
+    if (rc == ncclSuccess && call->pattern == SP_COMM_ALLTOALLV) {
+        rc = group_alltoallv(at, call, send, recv);
+    } else if (rc == ncclSuccess && call->pattern == SP_COMM_SENDRECV) {
+        rc = ncclSend(send, call->count, dt, call->send_peer, at->comm, at->stream);
+        if (rc == ncclSuccess) {
+            rc = ncclRecv(recv, call->count, dt, call->recv_peer, at->comm, at->stream);
         }
-        {
-            ncclResult_t end = ncclGroupEnd();
-            rc = rc == ncclSuccess ? end : rc;
-        }
+    } else if (rc == ncclSuccess) {
+        rc = group_blocks(at, call, send, recv);
+    }
+    end = ncclGroupEnd();
+    return rc == ncclSuccess ? end : rc;
+}
+
+sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
+                             const sp_comm_call_t *call, const void *send, void *recv)
+{
+    ncclDataType_t dt = nccl_type(call->dtype);
+    ncclRedOp_t op = nccl_op(call->redop);
+    size_t count = call->count;
+    /* NCCL's in-place output of reduce_scatter is block `rank` of the buffer */
+    void *out = call->in_place
+                    ? (char *)recv + count * (size_t)at->rank * sp_dtype_size(call->dtype)
+                    : recv;
+    ncclResult_t rc;
+
+    switch (call->pattern) {
+    case SP_COMM_ALLREDUCE:
+        rc = ncclAllReduce(send, recv, count, dt, op, at->comm, at->stream);
         break;
-    case SP_COLL_SENDRECV:
-        rc = ncclGroupStart();
-        if (rc == ncclSuccess) {
-            rc = ncclSend(send, param, dt, (at->rank + 1) % at->nranks, at->comm, at->stream);
-        }
-        if (rc == ncclSuccess) {
-            rc = ncclRecv(recv, param, dt, (at->rank - 1 + at->nranks) % at->nranks, at->comm,
-                          at->stream);
-        }
-        {
-            ncclResult_t end = ncclGroupEnd();
-            rc = rc == ncclSuccess ? end : rc;
-        }
+    case SP_COMM_ALLGATHER:
+        rc = ncclAllGather(send, recv, count, dt, at->comm, at->stream);
+        break;
+    case SP_COMM_REDUCE_SCATTER:
+        rc = ncclReduceScatter(send, out, count, dt, op, at->comm, at->stream);
+        break;
+    case SP_COMM_BCAST:
+        rc = ncclBroadcast(send, recv, count, dt, call->root, at->comm, at->stream);
+        break;
+    case SP_COMM_REDUCE:
+        rc = ncclReduce(send, recv, count, dt, op, call->root, at->comm, at->stream);
+        break;
+    case SP_COMM_ALLTOALL:
+    case SP_COMM_ALLTOALLV:
+    case SP_COMM_GATHER:
+    case SP_COMM_SCATTER:
+    case SP_COMM_SENDRECV:
+        rc = grouped(at, call, send, recv);
         break;
     default:
         return SP_ERR_UNSUPPORTED;
     }
-    return nccl_check(st, rc, sp_coll_names[args->kind]);
+    return nccl_check(st, rc, sp_comm_pattern_name(call->pattern));
 }
 
-static int same_graph(const nccl_state_t *st, const sp_coll_args_t *args, const void *send,
+/* The four per-peer arrays of call (nranks entries each). */
+static void vcounts_arrays(const sp_comm_call_t *call, const size_t *out[4])
+{
+    out[0] = call->v.send_counts;
+    out[1] = call->v.send_displs;
+    out[2] = call->v.recv_counts;
+    out[3] = call->v.recv_displs;
+}
+
+/* The captured graph replays this call: same call, buffers and k, and for a per-peer pattern
+ * the same counts (the arrays may be new storage at an old address). */
+static int same_graph(const nccl_state_t *st, const sp_comm_call_t *call, const void *send,
                       void *recv, long k)
 {
-    return st->graph != NULL && st->graph_k == k && st->graph_send == send &&
-           st->graph_recv == recv && memcmp(&st->graph_args, args, sizeof(*args)) == 0;
+    const size_t *v[4];
+
+    if (st->graph == NULL || st->graph_k != k || st->graph_send != send ||
+        st->graph_recv != recv || memcmp(&st->graph_call, call, sizeof(*call)) != 0) {
+        return 0;
+    }
+    if (!sp_comm_pattern_per_peer(call->pattern)) {
+        return 1;
+    }
+    vcounts_arrays(call, v);
+    for (int a = 0; a < 4; a++) {
+        if (memcmp(st->graph_v + (size_t)a * (size_t)st->nranks, v[a],
+                   (size_t)st->nranks * sizeof(size_t)) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void remember_graph(nccl_state_t *st, const sp_comm_call_t *call, const void *send,
+                           void *recv, long k)
+{
+    const size_t *v[4];
+
+    st->graph_call = *call;
+    st->graph_send = send;
+    st->graph_recv = recv;
+    st->graph_k = k;
+    if (sp_comm_pattern_per_peer(call->pattern)) {
+        vcounts_arrays(call, v);
+        for (int a = 0; a < 4; a++) {
+            memcpy(st->graph_v + (size_t)a * (size_t)st->nranks, v[a],
+                   (size_t)st->nranks * sizeof(size_t));
+        }
+    }
 }
 
 /* Capture k operations into a graph (replaced when the operation changes). */
-static sp_status_t capture_batch(nccl_state_t *st, const sp_coll_args_t *args, const void *send,
+static sp_status_t capture_batch(nccl_state_t *st, const sp_comm_call_t *call, const void *send,
                                  void *recv, long k)
 {
     cudaGraph_t graph = NULL;
@@ -602,7 +606,7 @@ static sp_status_t capture_batch(nccl_state_t *st, const sp_coll_args_t *args, c
     status = cuda_check(cudaStreamBeginCapture(st->stream, cudaStreamCaptureModeThreadLocal),
                         "cudaStreamBeginCapture");
     for (long i = 0; i < k && status == SP_OK; i++) {
-        status = nccl_coll_run(st, args, send, recv);
+        status = nccl_coll_run(st, call, send, recv);
     }
     {
         sp_status_t end = cuda_check(cudaStreamEndCapture(st->stream, &graph),
@@ -619,21 +623,18 @@ static sp_status_t capture_batch(nccl_state_t *st, const sp_coll_args_t *args, c
         st->graph = NULL;
         return status;
     }
-    st->graph_args = *args;
-    st->graph_send = send;
-    st->graph_recv = recv;
-    st->graph_k = k;
+    remember_graph(st, call, send, recv, k);
     return SP_OK;
 }
 
-static sp_status_t nccl_coll_batch(void *state, const sp_coll_args_t *args, const void *send,
+static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, const void *send,
                                    void *recv, long k, sp_event_t *start, sp_event_t *end)
 {
     nccl_state_t *st = state;
     sp_status_t status = SP_OK;
 
-    if (st->cuda_graph && !same_graph(st, args, send, recv, k)) {
-        status = capture_batch(st, args, send, recv, k);
+    if (st->cuda_graph && !same_graph(st, call, send, recv, k)) {
+        status = capture_batch(st, call, send, recv, k);
         if (status != SP_OK) {
             return status;
         }
@@ -645,7 +646,7 @@ static sp_status_t nccl_coll_batch(void *state, const sp_coll_args_t *args, cons
         }
     } else {
         for (long i = 0; i < k && status == SP_OK; i++) {
-            status = nccl_coll_run(st, args, send, recv);
+            status = nccl_coll_run(st, call, send, recv);
         }
     }
     if (status == SP_OK) {
@@ -721,141 +722,6 @@ static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_even
     return status;
 }
 
-/* Streams of the proxy engine: a CUDA stream each, with its own NCCL communicator over the
- * stream's group (one communicator per stream, so operations of different streams never share a
- * communicator's ordering). Created with a unique id broadcast over the group, like the
- * backend's own; collective over the group only. */
-static sp_status_t nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p)
-{
-    nccl_state_t *st = state;
-    MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
-    sp_stream_t *s = calloc(1, sizeof(*s));
-    struct {
-        int ok;
-        ncclUniqueId id;
-    } boot;
-    sp_status_t status = s == NULL ? SP_ERR_NOMEM : SP_OK;
-    int mine, all = 0;
-
-    if (s != NULL) {
-        MPI_Comm_rank(comm, &s->rank);
-        MPI_Comm_size(comm, &s->nranks);
-        status = cuda_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
-                            "cudaStreamCreateWithFlags");
-    }
-    memset(&boot, 0, sizeof(boot));
-    if (status == SP_OK && s->rank == 0) {
-        status = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId");
-    }
-    /* nobody enters the group's init unless every member is ready and the id is good */
-    mine = status == SP_OK;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    boot.ok = all;
-    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, comm);
-    if (!boot.ok) {
-        status = status != SP_OK ? status : SP_ERR_PEER;
-    } else {
-        status = nccl_check(st, ncclCommInitRank(&s->nccl, s->nranks, boot.id, s->rank),
-                            "ncclCommInitRank (stream)");
-    }
-    if (status != SP_OK) {
-        if (s != NULL) {
-            if (s->stream != NULL) {
-                cudaStreamDestroy(s->stream);
-            }
-            free(s);
-        }
-        return status;
-    }
-    s->next = st->streams;
-    st->streams = s;
-    *stream_p = s;
-    return SP_OK;
-}
-
-static void nccl_stream_destroy(void *state, sp_stream_t *stream)
-{
-    nccl_state_t *st = state;
-
-    for (struct sp_stream **p = &st->streams; *p != NULL; p = &(*p)->next) {
-        if (*p == stream) {
-            *p = stream->next;
-            break;
-        }
-    }
-    if (stream->nccl != NULL) {
-        ncclCommDestroy(stream->nccl);
-    }
-    cudaStreamDestroy(stream->stream);
-    free(stream);
-}
-
-static sp_status_t nccl_stream_coll(void *state, sp_stream_t *stream, const sp_coll_args_t *args,
-                                    const void *send, void *recv)
-{
-    nccl_state_t *st = state;
-    nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
-
-    if (stream->nccl == NULL) {
-        return SP_ERR_TIMEOUT;
-    }
-    return coll_on(st, &at, args, send, recv);
-}
-
-static sp_status_t nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
-{
-    (void)state;
-    return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
-}
-
-/* Point-to-point on the stream's communicator. NCCL matches a pair's messages in order, not by
- * tag: the engine's lanes carry each pair's messages in the same order on both ends (checked by
- * tests/unit/test_program.c), so the tag is not needed. */
-static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int send, void *buf,
-                                   size_t bytes, int peer)
-{
-    ncclResult_t rc;
-
-    if (stream->nccl == NULL) {
-        return SP_ERR_TIMEOUT;
-    }
-    rc = send ? ncclSend(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
-              : ncclRecv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
-    return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
-}
-
-static sp_status_t nccl_stream_send(void *state, sp_stream_t *stream, const void *buf,
-                                    size_t bytes, int peer, int tag)
-{
-    (void)tag;
-    return nccl_stream_p2p(state, stream, 1, (void *)buf, bytes, peer);
-}
-
-static sp_status_t nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
-                                    int peer, int tag)
-{
-    (void)tag;
-    return nccl_stream_p2p(state, stream, 0, buf, bytes, peer);
-}
-
-static sp_status_t nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event)
-{
-    (void)state;
-    return cuda_check(cudaEventRecord(event->ev, stream->stream), "cudaEventRecord");
-}
-
-static sp_status_t nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event)
-{
-    (void)state;
-    return cuda_check(cudaStreamWaitEvent(stream->stream, event->ev, 0), "cudaStreamWaitEvent");
-}
-
-static sp_status_t nccl_stream_sync(void *state, sp_stream_t *stream)
-{
-    return bounded_wait_on(state, &stream->nccl, query_stream, stream->stream,
-                           "waiting for a proxy stream");
-}
-
 const sp_backend_ops_t sp_backend_nccl_ops = {
     .name = "nccl",
     .init = nccl_init,
@@ -867,7 +733,7 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .mem_poison = nccl_mem_poison,
     .fill = nccl_fill,
     .check = nccl_check_output,
-    .coll_supported = nccl_coll_supported,
+    .pattern_supported = nccl_pattern_supported,
     .coll_run = nccl_coll_run,
     .coll_batch = nccl_coll_batch,
     .range_push = nccl_range_push,
@@ -877,13 +743,13 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .event_record = nccl_event_record,
     .event_elapsed_ns = nccl_event_elapsed_ns,
     .sync = nccl_sync,
-    .stream_create = nccl_stream_create,
-    .stream_destroy = nccl_stream_destroy,
-    .stream_coll = nccl_stream_coll,
-    .stream_compute = nccl_stream_compute,
-    .stream_send = nccl_stream_send,
-    .stream_recv = nccl_stream_recv,
-    .stream_record = nccl_stream_record,
-    .stream_wait = nccl_stream_wait,
-    .stream_sync = nccl_stream_sync,
+    .stream_create = sp__nccl_stream_create,
+    .stream_destroy = sp__nccl_stream_destroy,
+    .stream_coll = sp__nccl_stream_coll,
+    .stream_compute = sp__nccl_stream_compute,
+    .stream_send = sp__nccl_stream_send,
+    .stream_recv = sp__nccl_stream_recv,
+    .stream_record = sp__nccl_stream_record,
+    .stream_wait = sp__nccl_stream_wait,
+    .stream_sync = sp__nccl_stream_sync,
 };

@@ -21,7 +21,7 @@ typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_SEND, OP_RECV, OP_STO
 
 typedef struct {
     op_kind_t kind;
-    sp_coll_args_t args;
+    sp_comm_call_t call;
     const void *send;
     void *recv;
     uint64_t duration_ns;
@@ -151,7 +151,7 @@ static void *worker(void *arg)
             return NULL;
         }
         if (op.kind == OP_COLL && s->error == SP_OK) {
-            s->error = s->coll(s->coll_ctx, s->comm, &op.args, op.send, op.recv);
+            s->error = s->coll(s->coll_ctx, s->comm, &op.call, op.send, op.recv);
         } else if (op.kind == OP_COMPUTE) {
             compute_until(sp_time_ns() + op.duration_ns);
         } else if ((op.kind == OP_SEND || op.kind == OP_RECV) && s->error == SP_OK) {
@@ -233,14 +233,14 @@ void sp_host_stream_destroy(sp_host_stream_t *s)
     free(s);
 }
 
-sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_coll_args_t *args,
+sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_comm_call_t *call,
                                 const void *send, void *recv)
 {
     op_t op;
 
     memset(&op, 0, sizeof(op));
     op.kind = OP_COLL;
-    op.args = *args;
+    op.call = *call;
     op.send = send;
     op.recv = recv;
     return enqueue(s, &op);

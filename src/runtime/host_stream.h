@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "coll.h"
+#include "comm_call.h"
 #include "status.h"
 
 typedef struct sp_host_stream sp_host_stream_t;
@@ -31,12 +31,12 @@ typedef struct {
     uint64_t ns;         /* time of the latest completed record */
 } sp_host_event_t;
 
-/* Runs one collective on comm (the stream's own communicator); provided by the backend. */
-typedef sp_status_t (*sp_host_coll_fn)(void *ctx, MPI_Comm comm, const sp_coll_args_t *args,
+/* Runs one call on comm (the stream's own communicator); provided by the backend. */
+typedef sp_status_t (*sp_host_coll_fn)(void *ctx, MPI_Comm comm, const sp_comm_call_t *call,
                                        const void *send, void *recv);
 
 /* Start a stream with its own duplicate of comm (collective over comm: every rank creates its
- * streams in the same order). coll runs the stream's collectives. */
+ * streams in the same order). coll runs the stream's calls. */
 sp_status_t sp_host_stream_create(sp_host_sync_t *sync, MPI_Comm comm, sp_host_coll_fn coll,
                                   void *coll_ctx, sp_host_stream_t **stream_p);
 
@@ -44,7 +44,8 @@ sp_status_t sp_host_stream_create(sp_host_sync_t *sync, MPI_Comm comm, sp_host_c
 void sp_host_stream_destroy(sp_host_stream_t *stream);
 
 /* Enqueue work; returns at once (blocks only while the queue is full). */
-sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_coll_args_t *args,
+/* call is copied; per-peer arrays (call->v) must live until the stream has run it. */
+sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_comm_call_t *call,
                                 const void *send, void *recv);
 /* Hold the stream until duration_ns after it reaches this op: a timed wait on the absolute
  * deadline (a busy loop would steal the core from ranks sharing it), finished by a short spin. */

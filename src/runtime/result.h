@@ -161,7 +161,7 @@ hid_t sp__result_fp_node_type(void);   /* /fingerprint/nodes rows: sp_fp_node_t 
  * "none"). The runtime stores an event's collective as a number and does not see the
  * collectives' registry (a layer up), so the names are listed here; tests/unit/test_result_names.c
  * checks that they are sp_coll_names, in order. */
-#define SP_RESULT_EVENT_OP_COUNT 9
+#define SP_RESULT_EVENT_OP_COUNT 10
 extern const char *const sp_result_event_op_names[SP_RESULT_EVENT_OP_COUNT];
 
 /* The HDF5 error stack's innermost message, by value (no shared buffer):

@@ -9,7 +9,7 @@
 
 const char *const sp_result_event_op_names[SP_RESULT_EVENT_OP_COUNT] = {
     "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "alltoall",   "sendrecv",   "gather",         "scatter",
+    "alltoall",   "sendrecv",   "gather",         "scatter",   "alltoallv",
 };
 
 static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *err, void *data)

@@ -13,11 +13,12 @@ file=$(ls "$TMP"/results/coll-*.h5 2>/dev/null | head -1)
 h5dump -H "$file" >/dev/null 2>&1 && ok "h5dump reads the file" || not_ok "h5dump cannot read $file"
 h5dump -a /status "$file" | grep -q '"complete"' && ok "status = complete" || not_ok "status is not complete"
 rows=$(h5dump -H -d /coll/results "$file" | grep -o 'DATASPACE  SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
-# 9 collectives x 2 placements x 9 sizes (8, 32, .., 512K: factor 4 up to 1 MiB), root 0
-[ "$rows" = "162" ] && ok "162 result rows" || not_ok "result rows: $rows, expected 162"
+# (9 collectives x 2 placements + alltoallv out-of-place only) x 9 sizes (8, 32, .., 512K: factor
+# 4 up to 1 MiB), root 0
+[ "$rows" = "171" ] && ok "171 result rows" || not_ok "result rows: $rows, expected 171"
 
-grep -q '^# all_reduce' "$TMP/out" && grep -q '^# scatter' "$TMP/out" && ok "the table covers all_reduce .. scatter" ||
-  not_ok "table incomplete"
+grep -q '^# all_reduce' "$TMP/out" && grep -q '^# scatter' "$TMP/out" && grep -q '^# alltoallv' "$TMP/out" &&
+  ok "the table covers all_reduce .. alltoallv" || not_ok "table incomplete"
 grep -q '# Out of bounds values : 0 OK' "$TMP/out" && ok "every point verified, 0 wrong" || not_ok "wrong data or no check"
 grep -q '^# scaleprobe report:' "$TMP/out" && ok "the report follows the run" || not_ok "no report printed"
 for section in "# Peak bus bandwidth per collective" "# Ranks slowest most often" "# Summary"; do

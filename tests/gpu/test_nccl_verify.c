@@ -75,7 +75,7 @@ static long verify_all(sp_ctx_t *ctx, const sp_coll_opts_t *opts, sp_sweep_bufs_
         int nroots = coll->has_root ? ctx->nranks : 1;
 
         for (int ip = 0; ip < 2; ip++) {
-            if (!ops->coll_supported(ctx->backend.state, (sp_coll_kind_t)c, ip)) {
+            if (!ops->pattern_supported(ctx->backend.state, coll->pattern, ip)) {
                 continue;
             }
             for (int d = 0; d < SP_DTYPE_COUNT; d++) {

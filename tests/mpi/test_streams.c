@@ -26,6 +26,7 @@ int main(int argc, char **argv)
     sp_stream_t *comm = NULL;
     sp_event_t *ev[5];
     sp_coll_args_t args;
+    sp_comm_call_t call;
     const sp_coll_t *ar = sp_coll_get(SP_COLL_ALL_REDUCE);
     float send[256];
     float recv[256];
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
     sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_FLOAT,
                       SP_REDOP_SUM, 0, 0, sizeof(send));
     sp_coll_fill(ar, &args, send);
+    SP_TEST_EQ_INT(sp_coll_call(&args, &call), SP_OK);
     MPI_Barrier(ctx.world);
 
     /* compute stream: e0, 200 ms of compute, e1 */
@@ -49,10 +51,10 @@ int main(int argc, char **argv)
     SP_TEST_EQ_INT(ops->stream_compute(st, compute, COMPUTE_NS), SP_OK);
     SP_TEST_EQ_INT(ops->stream_record(st, compute, ev[1]), SP_OK);
     /* comm stream, concurrently: an all_reduce, e2; then wait for e1, another all_reduce, e3 */
-    SP_TEST_EQ_INT(ops->stream_coll(st, comm, &args, send, recv), SP_OK);
+    SP_TEST_EQ_INT(ops->stream_coll(st, comm, &call, send, recv), SP_OK);
     SP_TEST_EQ_INT(ops->stream_record(st, comm, ev[2]), SP_OK);
     SP_TEST_EQ_INT(ops->stream_wait(st, comm, ev[1]), SP_OK);
-    SP_TEST_EQ_INT(ops->stream_coll(st, comm, &args, send, recv2), SP_OK);
+    SP_TEST_EQ_INT(ops->stream_coll(st, comm, &call, send, recv2), SP_OK);
     SP_TEST_EQ_INT(ops->stream_record(st, comm, ev[3]), SP_OK);
     SP_TEST_EQ_INT(ops->stream_sync(st, comm), SP_OK);
     SP_TEST_EQ_INT(ops->stream_sync(st, compute), SP_OK);

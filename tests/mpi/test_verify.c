@@ -1,5 +1,6 @@
-/* Every collective x data type x reduction x placement verifies with #wrong = 0, at sizes that
- * exercise the per-rank rounding (odd counts, counts smaller than the rank count), every root. */
+/* Every collective x data type x reduction x placement (that the backend runs) verifies with
+ * #wrong = 0, at sizes that exercise the per-rank rounding (odd counts, counts smaller than the
+ * rank count), every root. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,12 @@ int main(int argc, char **argv)
                     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
                         for (int ip = 0; ip < 2; ip++) {
                             sp_coll_args_t args;
+                            /* in-place alltoallv: not an operation of either backend */
+                            if (!ctx.backend.ops->pattern_supported(ctx.backend.state,
+                                                                    coll->pattern, ip)) {
+                                SP_TEST_EQ_INT(c == SP_COLL_ALLTOALLV && ip, 1);
+                                continue;
+                            }
                             sp_coll_args_init(&args, (sp_coll_kind_t)c, ctx.rank, ctx.nranks,
                                               (sp_dtype_t)d, (sp_redop_t)o, root, ip, sizes[s]);
                             SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs),

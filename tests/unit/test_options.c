@@ -361,7 +361,9 @@ static void test_coll_lists(void **state)
 
     (void)state;
     parse_ok("-c all", &o);
-    assert_int_equal(o.colls, 0x1ff);
+    assert_int_equal(o.colls, 0x3ff); /* ten collectives, alltoallv the last */
+    parse_ok("-c alltoallv", &o);
+    assert_int_equal(o.colls, 1u << SP_COLL_ALLTOALLV);
     parse_ok("-c all_gather,alltoall,scatter", &o);
     assert_int_equal(o.colls, (1u << SP_COLL_ALL_GATHER) | (1u << SP_COLL_ALLTOALL) |
                                   (1u << SP_COLL_SCATTER));

@@ -1,0 +1,110 @@
+/* Internal to the nccl backend (backend_nccl.c, backend_nccl_stream.c): its state, events,
+ * streams and the helpers both files use. Included by the nccl backend's files only, like the
+ * CUDA and NCCL headers it includes. */
+#ifndef SP_BACKEND_NCCL_IMPL_H
+#define SP_BACKEND_NCCL_IMPL_H
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "backend.h"
+#include "gpu_util.h"
+#include "log.h"
+
+typedef struct {
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    int device;
+    cudaStream_t stream;
+    ncclComm_t nccl;             /* NULL after an abort */
+    unsigned long long *counter; /* device memory, for verification */
+    double timeout_s;
+    int cuda_graph;
+    /* the last captured batch, replayed while the same operation is timed */
+    cudaGraphExec_t graph;
+    sp_comm_call_t graph_call;
+    size_t *graph_v; /* the captured call's per-peer arrays, 4 * nranks */
+    const void *graph_send;
+    void *graph_recv;
+    long graph_k;
+    char device_name[128];
+    char bus_id[32];
+    struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
+} nccl_state_t;
+
+struct sp_event {
+    cudaEvent_t ev;
+};
+
+/* A proxy stream (see sp__nccl_stream_create). All of them are driven from the main thread. */
+struct sp_stream {
+    cudaStream_t stream;
+    ncclComm_t nccl; /* NULL after an abort */
+    int rank;
+    int nranks;
+    struct sp_stream *next; /* in nccl_state_t.streams */
+};
+
+/* Where a collective runs: the backend's own communicator and stream, or a proxy stream's. */
+typedef struct {
+    ncclComm_t comm;
+    cudaStream_t stream;
+    int rank;
+    int nranks;
+} nccl_place_t;
+
+/* Log a failed CUDA call once, with CUDA's own message, and classify it. */
+static inline sp_status_t cuda_check(cudaError_t rc, const char *what)
+{
+    if (rc == cudaSuccess) {
+        return SP_OK;
+    }
+    sp_error("%s: %s", what, cudaGetErrorString(rc));
+    return sp_gpu_classify_cuda((int)rc);
+}
+
+static inline sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, const char *what)
+{
+    if (rc == ncclSuccess) {
+        return SP_OK;
+    }
+    if (sp_gpu_classify_nccl((int)rc) == SP_OK) {
+        return SP_OK; /* in progress: only non-blocking communicators say so */
+    }
+    sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
+             st->nccl ? ncclGetLastError(st->nccl) : "");
+    return sp_gpu_classify_nccl((int)rc);
+}
+
+static inline cudaError_t sp__nccl_query_stream(void *s)
+{
+    return cudaStreamQuery((cudaStream_t)s);
+}
+
+/* Wait until query(obj) stops answering cudaErrorNotReady, at most the configured timeout; on
+ * expiry abort every communicator of the rank and return SP_ERR_TIMEOUT. *comm is the
+ * communicator whose asynchronous errors end the wait early. */
+sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
+                                     cudaError_t (*query)(void *), void *what_obj,
+                                     const char *what);
+
+/* Enqueue one call at a place (the backend's communicator and stream, or a proxy stream's). */
+sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
+                             const sp_comm_call_t *call, const void *send, void *recv);
+
+/* The stream entries of the ops table (backend_nccl_stream.c). */
+sp_status_t sp__nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **stream_p);
+void sp__nccl_stream_destroy(void *state, sp_stream_t *stream);
+sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm_call_t *call,
+                                 const void *send, void *recv);
+sp_status_t sp__nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns);
+sp_status_t sp__nccl_stream_send(void *state, sp_stream_t *stream, const void *buf, size_t bytes,
+                                 int peer, int tag);
+sp_status_t sp__nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, size_t bytes,
+                                 int peer, int tag);
+sp_status_t sp__nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event);
+sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event);
+sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream);
+
+#endif
