@@ -141,6 +141,22 @@ static double true_median(const proc_t *p)
     return MU * exp(p->sigma * 0.5 * (lo + hi));
 }
 
+/* Mean of the stationary marginal law: E exp(sigma Z) = exp(sigma^2 / 2); an outlier multiplies
+ * by E exp(U(0.3, 1)) = (e - e^0.3) / 0.7; the sine by E exp(a sin) = I0(a) (its series). */
+static double true_mean(const proc_t *p)
+{
+    double m = MU * exp(0.5 * p->sigma * p->sigma);
+    double i0 = 0.0;
+    double term = 1.0;
+
+    m *= 1.0 - p->p_out + p->p_out * (exp(1.0) - exp(0.3)) / 0.7;
+    for (int k = 1; k < 20; k++) {
+        i0 += term;
+        term *= (0.5 * p->amp) * (0.5 * p->amp) / ((double)k * (double)k);
+    }
+    return m * (p->kind == P_PERIODIC ? i0 : 1.0);
+}
+
 typedef enum { M_OLD, M_NEW } method_t;
 
 typedef struct {
@@ -149,6 +165,8 @@ typedef struct {
     size_t n;
     double lo;
     double hi;
+    double mean_lo; /* new method only: the mean's interval */
+    double mean_hi;
 } outcome_t;
 
 typedef struct {
@@ -163,6 +181,7 @@ static int evaluate(method_t m, buffers_t *b, size_t n, double epsilon, outcome_
 
         sp_stats_summarize(b->x, n, b->scratch, &s); /* scratch is a copy: x keeps time order */
         o->lo = s.ci_lo;
+        o->mean_lo = o->mean_hi = NAN;
         o->hi = s.ci_hi;
         o->drift = 0;
         return sp_stats_converged(&s, MIN_SAMPLES, epsilon);
@@ -173,6 +192,8 @@ static int evaluate(method_t m, buffers_t *b, size_t n, double epsilon, outcome_
         prm.drift_min_rel = epsilon; /* a drift smaller than the target precision is harmless */
         sp_seq_analyze(b->x, n, &prm, b->scratch, &s);
         o->lo = s.med_lo;
+        o->mean_lo = s.mean_lo;
+        o->mean_hi = s.mean_hi;
         o->hi = s.med_hi;
         o->drift = s.drift;
         return sp_seq_converged(&s, MIN_SAMPLES, epsilon);
@@ -199,33 +220,38 @@ static void run_point(const proc_t *p, method_t m, uint64_t seed, buffers_t *b, 
 }
 
 typedef struct {
-    double coverage;  /* fraction of trials whose CI at the stopping time holds the true median */
-    double converged; /* fraction that stopped on the CI target rather than the cap */
-    double drift;     /* fraction flagged as drifting at the stopping time */
-    double mean_n;    /* mean number of samples at the stop */
+    double coverage; /* fraction of trials whose CI at the stopping time holds the true median */
+    double mean_coverage; /* the same for the mean's interval and the true mean (new only) */
+    double converged;     /* fraction that stopped on the CI target rather than the cap */
+    double drift;         /* fraction flagged as drifting at the stopping time */
+    double mean_n;        /* mean number of samples at the stop */
 } rates_t;
 
 static rates_t simulate(buffers_t *b, const proc_t *p, method_t m, uint64_t seed0)
 {
     double truth = true_median(p);
-    rates_t r = {0.0, 0.0, 0.0, 0.0};
+    double mean_truth = true_mean(p);
+    rates_t r = {0.0, 0.0, 0.0, 0.0, 0.0};
 
     for (int i = 0; i < TRIALS; i++) {
         outcome_t o;
 
         run_point(p, m, seed0 + 7919u * (uint64_t)i, b, &o);
         r.coverage += o.lo <= truth && truth <= o.hi;
+        r.mean_coverage += o.mean_lo <= mean_truth && mean_truth <= o.mean_hi;
         r.converged += o.converged;
         r.drift += o.drift;
         r.mean_n += (double)o.n;
     }
     r.coverage /= TRIALS;
+    r.mean_coverage /= TRIALS;
     r.converged /= TRIALS;
     r.drift /= TRIALS;
     r.mean_n /= TRIALS;
-    print_message("%-10s %s  coverage %5.1f%%  converged %5.1f%%  drift %5.1f%%  mean n %6.1f\n",
-                  p->name, m == M_OLD ? "old" : "new", 100.0 * r.coverage, 100.0 * r.converged,
-                  100.0 * r.drift, r.mean_n);
+    print_message("%-10s %s  coverage %5.1f%% (mean %5.1f%%)  converged %5.1f%%  drift %5.1f%%  "
+                  "mean n %6.1f\n",
+                  p->name, m == M_OLD ? "old" : "new", 100.0 * r.coverage, 100.0 * r.mean_coverage,
+                  100.0 * r.converged, 100.0 * r.drift, r.mean_n);
     return r;
 }
 
@@ -264,29 +290,48 @@ static const proc_t DRIFT_CAP = {"drift/1000", P_DRIFT, 0.05, 0, 0, 0, 0.05, CAP
 
 static void test_iid(void **state)
 {
+    rates_t r;
+
     /* the old interval is right for independent samples: this checks the simulation's truth */
     assert_true(simulate(*state, &IID, M_OLD, 1).coverage >= 0.90);
-    assert_true(simulate(*state, &IID, M_NEW, 1).coverage >= 0.90);
+    r = simulate(*state, &IID, M_NEW, 1);
+    assert_true(r.coverage >= 0.90);
+    /* the mean's t interval suffers from the one-sided outliers (skew): 90.6% measured */
+    assert_true(r.mean_coverage >= 0.88);
 }
 
 static void test_ar05(void **state)
 {
+    rates_t r;
+
     assert_true(simulate(*state, &AR05, M_OLD, 2).coverage < 0.90);
-    assert_true(simulate(*state, &AR05, M_NEW, 2).coverage >= 0.90);
+    r = simulate(*state, &AR05, M_NEW, 2);
+    assert_true(r.coverage >= 0.90);
+    assert_true(r.mean_coverage >= 0.90);
 }
 
 static void test_ar09(void **state)
 {
+    rates_t r;
+
     assert_true(simulate(*state, &AR09, M_OLD, 3).coverage < 0.60);
-    assert_true(simulate(*state, &AR09, M_NEW, 3).coverage >= 0.90);
+    r = simulate(*state, &AR09, M_NEW, 3);
+    assert_true(r.coverage >= 0.90);
+    assert_true(r.mean_coverage >= 0.90);
     assert_true(simulate(*state, &AR09_CAP, M_OLD, 4).coverage < 0.60);
-    assert_true(simulate(*state, &AR09_CAP, M_NEW, 4).coverage >= 0.90);
+    r = simulate(*state, &AR09_CAP, M_NEW, 4);
+    assert_true(r.coverage >= 0.90);
+    assert_true(r.mean_coverage >= 0.90);
 }
 
 static void test_periodic(void **state)
 {
+    rates_t r;
+
     assert_true(simulate(*state, &PERIODIC, M_OLD, 5).coverage < 0.60);
-    assert_true(simulate(*state, &PERIODIC, M_NEW, 5).coverage >= 0.90);
+    r = simulate(*state, &PERIODIC, M_NEW, 5);
+    assert_true(r.coverage >= 0.90);
+    assert_true(r.mean_coverage >= 0.90);
 }
 
 static void test_drift(void **state)
