@@ -248,10 +248,11 @@ static rates_t simulate(buffers_t *b, const proc_t *p, method_t m, uint64_t seed
     r.converged /= TRIALS;
     r.drift /= TRIALS;
     r.mean_n /= TRIALS;
-    print_message("%-10s %s  coverage %5.1f%% (mean %5.1f%%)  converged %5.1f%%  drift %5.1f%%  "
-                  "mean n %6.1f\n",
-                  p->name, m == M_OLD ? "old" : "new", 100.0 * r.coverage, 100.0 * r.mean_coverage,
-                  100.0 * r.converged, 100.0 * r.drift, r.mean_n);
+    print_message(
+        "%-10s %s  coverage %5.1f%% (mean's CI %5.1f%%)  converged %5.1f%%  drift %5.1f%%  "
+        "mean n %6.1f\n",
+        p->name, m == M_OLD ? "old" : "new", 100.0 * r.coverage,
+        m == M_OLD ? NAN : 100.0 * r.mean_coverage, 100.0 * r.converged, 100.0 * r.drift, r.mean_n);
     return r;
 }
 
