@@ -301,7 +301,7 @@ double sp_seq_sign_tau(double r)
 }
 
 /* Per-batch statistics: bm[k] the batch median, bi[k] the fraction below the overall median,
- * bx[k] the batch mean. Batch k spans [k n / b, (k+1) n / b). copy holds n / b + 1 doubles. */
+ * bx[k] the batch mean. Batch k spans [k n / b, (k+1) n / b). copy holds ceil(n / b) doubles. */
 static void batch_stats(const double *x, size_t n, size_t b, double med, double *copy, double *bm,
                         double *bi, double *bx)
 {
@@ -419,6 +419,13 @@ void sp_seq_analyze(const double *x, size_t n, const sp_seq_params_t *p, double 
 
     memset(&s, 0, sizeof(s));
     s.n = n;
+    if (n == 0) {
+        s.median = s.med_lo = s.med_hi = s.mean = s.mean_lo = s.mean_hi = NAN;
+        s.lag1 = s.trend_rel = 0.0;
+        s.trend_p = 1.0;
+        *out_p = s;
+        return;
+    }
     memcpy(sorted, x, n * sizeof(*sorted));
     s.median = median_inplace(sorted, n);
     for (size_t t = 0; t < n; t++) {
@@ -436,11 +443,13 @@ void sp_seq_analyze(const double *x, size_t n, const sp_seq_params_t *p, double 
     r = fmin(s.lag1 + (1.0 + 4.0 * fmax(s.lag1, 0.0)) / (double)n, 0.99);
     s.batch_len = sp_seq_batch_len(n, r, &s.enough_batches);
     s.batches = n / s.batch_len;
+    s.batch_len = n / s.batches; /* the shortest batch once the remainder is spread */
     s.tau = r > 0.0 ? (1.0 + r) / (1.0 - r) : 1.0;
     batch_stats(x, n, s.batches, s.median, scratch + n, bm, bi, bx);
 
-    /* variances per sample, never below their i.i.d. values: a batch spread that happens to be
-     * small must not let a sequential rule stop early on a lucky interval */
+    /* variances per sample, never below what the lag-1 autocorrelation implies (the i.i.d.
+     * values when it is 0): a batch spread that happens to come out small must not let a
+     * sequential rule stop early on a lucky interval */
     v_ind = fmax(batch_variance(bi, n, s.batches, ibar), 0.25 * sp_seq_sign_tau(r));
     s.n_eff = (double)n * 0.25 / v_ind;
     v_mean =

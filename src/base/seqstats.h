@@ -25,7 +25,8 @@ typedef struct {
 typedef struct {
     size_t n;
     size_t batches;     /* b, the number of batches the intervals come from */
-    size_t batch_len;   /* shortest batch length; batches are batch_len or batch_len + 1 long */
+    size_t batch_len;   /* shortest batch: batch k is [k n / b, (k+1) n / b), floor(n/b) long
+                           or one more */
     int enough_batches; /* 1 when b >= SP_SEQ_MIN_BATCHES at the length the dependence needs */
     double lag1;        /* lag-1 autocorrelation, from signs about the median (robust) */
     double tau;         /* autocorrelation time used for sizing: (1+r)/(1-r), r bias-corrected */
@@ -51,7 +52,7 @@ sp_seq_params_t sp_seq_params_default(void);
 size_t sp_seq_scratch_len(size_t n);
 
 /*
- * Analyze x[0..n) in time order (n >= 1, no NaN; not modified). scratch holds
+ * Analyze x[0..n) in time order (no NaN; not modified; n == 0 gives NaNs and no CI). scratch holds
  * sp_seq_scratch_len(n) doubles and must not alias x; out_p is always set. Deterministic.
  * r is lag1 plus its small-sample bias (1 + 4 lag1)/n.
  * - Median: the sign test inverted, ranks (n+1)/2 -+ t_{b-1} sqrt(n v), where v, the long-run

@@ -232,6 +232,30 @@ static void test_analyze_short(void **state)
     assert_near(s.med_hi, 4.0, 0.0);
     assert_false(s.drift);
     assert_false(sp_seq_converged(&s, 1, 1.0));
+    sp_seq_analyze(one, 0, &p, scratch, &s);
+    assert_true(isnan(s.median));
+    assert_false(s.ci_valid);
+    assert_false(sp_seq_converged(&s, 0, 1.0));
+}
+
+static void test_batch_len_uneven(void **state)
+{
+    double x[131];
+    double *scratch = malloc(sp_seq_scratch_len(131) * sizeof(*scratch));
+    sp_seq_params_t p = sp_seq_params_default();
+    sp_seqstats_t s;
+
+    (void)state;
+    assert_non_null(scratch);
+    /* alternating, so tau 1: ceil(sqrt(131)) = 12 gives 10 batches of 13 or 14 samples */
+    for (size_t t = 0; t < 131; t++) {
+        x[t] = t % 2 ? 200.0 + (double)t : 100.0 - (double)t;
+    }
+    sp_seq_analyze(x, 131, &p, scratch, &s);
+    assert_int_equal(s.batches, 10);
+    assert_int_equal(s.batch_len, 13);
+    assert_true(s.enough_batches);
+    free(scratch);
 }
 
 static void test_converged_conditions(void **state)
@@ -278,7 +302,7 @@ int main(void)
         cmocka_unit_test(test_mann_kendall_hand),      cmocka_unit_test(test_quantiles_table),
         cmocka_unit_test(test_sign_tau_and_batch_len), cmocka_unit_test(test_batch_ci_balanced),
         cmocka_unit_test(test_batch_ci_unbalanced),    cmocka_unit_test(test_analyze_short),
-        cmocka_unit_test(test_converged_conditions),
+        cmocka_unit_test(test_batch_len_uneven),       cmocka_unit_test(test_converged_conditions),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
