@@ -258,6 +258,51 @@ static void test_batch_len_uneven(void **state)
     free(scratch);
 }
 
+/* For every n up to 400 and three kinds of series: x is left as it was, nothing is written past
+ * sp_seq_scratch_len(n), and a second call gives the same result bit for bit. */
+static void test_scratch_bounds_and_determinism(void **state)
+{
+    enum { N = 400, CANARY = 8 };
+    double *x = malloc(N * sizeof(*x));
+    double *copy = malloc(N * sizeof(*copy));
+    double *scratch = malloc((sp_seq_scratch_len(N) + CANARY) * sizeof(*scratch));
+    sp_seq_params_t p = sp_seq_params_default();
+
+    (void)state;
+    assert_non_null(x);
+    assert_non_null(copy);
+    assert_non_null(scratch);
+    for (int kind = 0; kind < 3; kind++) {
+        for (size_t n = 1; n <= N; n++) {
+            size_t len = sp_seq_scratch_len(n);
+            sp_seqstats_t a;
+            sp_seqstats_t b;
+
+            for (size_t t = 0; t < n; t++) {
+                double ramp = (double)t;
+                double wave = (double)((t * 7919u) % 101u);
+
+                x[t] = kind == 0 ? wave : (kind == 1 ? 50.0 + ramp : 10.0 + (double)(t / 25 % 2));
+            }
+            memcpy(copy, x, n * sizeof(*x));
+            for (size_t i = 0; i < CANARY; i++) {
+                scratch[len + i] = -12345.0;
+            }
+            sp_seq_analyze(x, n, &p, scratch, &a);
+            sp_seq_analyze(x, n, &p, scratch, &b);
+            assert_memory_equal(x, copy, n * sizeof(*x));
+            for (size_t i = 0; i < CANARY; i++) {
+                assert_true(scratch[len + i] == -12345.0);
+            }
+            assert_memory_equal(&a, &b, sizeof(a));
+            assert_true(a.med_lo <= a.median && a.median <= a.med_hi);
+        }
+    }
+    free(scratch);
+    free(copy);
+    free(x);
+}
+
 static void test_converged_conditions(void **state)
 {
     sp_seqstats_t ok;
@@ -297,13 +342,21 @@ static void test_converged_conditions(void **state)
 
 int main(void)
 {
+    /* clang-format off */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_autocorr_hand),          cmocka_unit_test(test_lag1_sign_hand),
-        cmocka_unit_test(test_mann_kendall_hand),      cmocka_unit_test(test_quantiles_table),
-        cmocka_unit_test(test_sign_tau_and_batch_len), cmocka_unit_test(test_batch_ci_balanced),
-        cmocka_unit_test(test_batch_ci_unbalanced),    cmocka_unit_test(test_analyze_short),
-        cmocka_unit_test(test_batch_len_uneven),       cmocka_unit_test(test_converged_conditions),
+        cmocka_unit_test(test_autocorr_hand),
+        cmocka_unit_test(test_lag1_sign_hand),
+        cmocka_unit_test(test_mann_kendall_hand),
+        cmocka_unit_test(test_quantiles_table),
+        cmocka_unit_test(test_sign_tau_and_batch_len),
+        cmocka_unit_test(test_batch_ci_balanced),
+        cmocka_unit_test(test_batch_ci_unbalanced),
+        cmocka_unit_test(test_analyze_short),
+        cmocka_unit_test(test_batch_len_uneven),
+        cmocka_unit_test(test_scratch_bounds_and_determinism),
+        cmocka_unit_test(test_converged_conditions),
     };
+    /* clang-format on */
 
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
