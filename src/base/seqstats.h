@@ -80,7 +80,7 @@ double sp_seq_autocorr(const double *x, size_t n, size_t k);
 
 /* Lag-1 autocorrelation from signs about a center c: r_s, the lag-1 autocorrelation of
  * 1[x_t < c] (ties count 1/2), mapped to the Gaussian scale as sin(pi r_s / 2). Immune to
- * outliers; equals the Pearson value for a Gaussian AR(1) process in expectation. */
+ * outliers; for a Gaussian series it estimates the Pearson value (Sheppard's arcsine law). */
 double sp_seq_lag1_sign(const double *x, size_t n, double c);
 
 /* Integrated autocorrelation time of the indicators 1[x_t < median] of a Gaussian AR(1) series
