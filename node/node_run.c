@@ -15,6 +15,7 @@
 #include "node_dev.h"
 #include "node_outliers.h"
 #include "node_result.h"
+#include "runstop.h"
 #include "signals.h"
 #include "stats.h"
 #include "timeutil.h"
@@ -162,19 +163,11 @@ static sp_status_t timed_call(const node_run_t *nr, const sp_node_dev_ops_t *ops
     return status;
 }
 
-/* Agree on status, on whether every rank is done, and on a pending signal, in one all-reduce.
- * A failed rank keeps its own status (sp_ctx_agree's rule). */
+/* Agree on status, on whether every rank is done, and on a pending signal, in one all-reduce
+ * (runstop.h). A failed rank keeps its own status (sp_ctx_agree's rule). */
 static sp_status_t agree3(const node_run_t *nr, sp_status_t status, int *done_p)
 {
-    int in[3] = {(int)status, *done_p, -sp_signal_pending()};
-    int out[3];
-
-    MPI_Allreduce(in, out, 3, MPI_INT, MPI_MIN, nr->ctx->world);
-    *done_p = out[1];
-    if (out[0] != SP_OK) {
-        return status != SP_OK ? status : (sp_status_t)out[0];
-    }
-    return out[2] < 0 ? SP_ERR_INTERRUPTED : SP_OK;
+    return sp_runstop_agree(nr->ctx->world, status, SP_RUNSTOP_ALL, *done_p, done_p);
 }
 
 /* ---- set-up ---- */
@@ -508,29 +501,22 @@ static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double
     return status;
 }
 
-/* This rank's stopping rule after n samples of kind. */
+/* This rank's stopping rule after n samples of kind (runstop.h), on its rates. */
 static int rank_done(const node_run_t *nr, size_t n, double work, double elapsed_s)
 {
     const sp_node_opts_t *o = nr->o;
-    sp_summary_t s;
+    const sp_stop_rule_t rule = {
+        .fixed = (size_t)o->iters,
+        .min_samples = (size_t)o->min_samples,
+        .max_samples = nr->max_samples,
+        .max_time_s = o->max_time,
+        .epsilon = o->epsilon,
+    };
 
-    if (n >= nr->max_samples) {
-        return 1;
-    }
-    if (o->iters > 0) {
-        return n >= (size_t)o->iters;
-    }
-    if (elapsed_s >= o->max_time) {
-        return 1;
-    }
-    if (n < (size_t)o->min_samples) {
-        return 0;
-    }
     for (size_t i = 0; i < n; i++) {
         nr->scratch[i] = work / nr->times[i];
     }
-    sp_stats_summarize(nr->scratch, n, nr->scratch, &s);
-    return sp_stats_converged(&s, (size_t)o->min_samples, o->epsilon);
+    return sp_stop_rule_check(&rule, nr->scratch, n, elapsed_s, nr->scratch, NULL);
 }
 
 static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
