@@ -246,9 +246,9 @@ static void test_coll_defaults(void **state)
     assert_true(o.max_time == 2.0);
     assert_int_equal(o.place, SP_PLACE_BOTH);
     assert_int_equal(o.no_check, 0);
-    assert_int_equal(o.backend, 0); /* auto */
-    assert_string_equal(o.output, "");
-    assert_int_equal(o.force, 0);
+    assert_int_equal(o.run.backend, 0); /* auto */
+    assert_string_equal(o.run.output, "");
+    assert_int_equal(o.run.force, 0);
     {
         static const uint64_t want[] = {33554432};
         assert_sizes(&o, want, 1);
@@ -395,11 +395,11 @@ static void test_coll_scalars(void **state)
     parse_ok("--no-check", &o);
     assert_int_equal(o.no_check, 1);
     parse_ok("--force", &o);
-    assert_int_equal(o.force, 1);
+    assert_int_equal(o.run.force, 1);
     parse_ok("-O /tmp/run.h5", &o);
-    assert_string_equal(o.output, "/tmp/run.h5");
+    assert_string_equal(o.run.output, "/tmp/run.h5");
     parse_ok("--output=results/x.h5", &o);
-    assert_string_equal(o.output, "results/x.h5");
+    assert_string_equal(o.run.output, "results/x.h5");
     parse_ok("-r -1", &o);
     assert_int_equal(o.root, -1);
     parse_ok("-r 3 -n 50 -w 0 -k 4", &o);
@@ -415,9 +415,9 @@ static void test_coll_scalars(void **state)
     assert_int_equal(o.min_samples, 20);
     assert_int_equal(o.max_samples, 20);
     parse_ok("--backend host", &o);
-    assert_int_equal(o.backend, 1);
+    assert_int_equal(o.run.backend, 1);
     parse_ok("--backend nccl", &o);
-    assert_int_equal(o.backend, 2);
+    assert_int_equal(o.run.backend, 2);
 }
 
 static void test_coll_help(void **state)
