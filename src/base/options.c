@@ -452,8 +452,8 @@ void sp_opts_help(const sp_opt_table_t *table, FILE *out)
     const sp_opt_def_t *pos = find_kind(table, SP_OPT_ARGS);
 
     fprintf(out, "usage: scaleprobe %s [options]%s%s%s\n%s\n\n", table->command,
-            pos != NULL ? " " : "", pos != NULL ? pos->metavar : "", pos != NULL ? "..." : "",
-            table->summary);
+            pos != NULL ? " " : "", pos != NULL ? pos->metavar : "",
+            pos != NULL && pos->max != 1 ? "..." : "", table->summary);
     if (pos != NULL) {
         fprintf(out, "arguments:\n  %-30s %s\n\n", pos->metavar, pos->help);
     }

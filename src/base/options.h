@@ -19,7 +19,8 @@ typedef enum {
     SP_OPT_SET,     /* uint32_t bit mask over names[]; comma list or "all" */
     SP_OPT_ARGS,    /* sp_opt_args_t: the positional arguments in order; no option name on the
                      * command line (long_name names the row, metavar shows in the usage line);
-                     * at most one such row per table */
+                     * at most one such row per table; max 1 shows one in the usage line,
+                     * else METAVAR... (the caller checks how many it got) */
     SP_OPT_MARK     /* int: a flag that also records where it stood among the positional
                      * arguments: 1 + the number given before it; 0 when absent; twice is an
                      * error (compare A1 A2 --vs B1 B2) */
