@@ -102,6 +102,38 @@ static int in_range(const sp_opt_def_t *d, double v)
     return d->min > d->max || (v >= d->min && v <= d->max);
 }
 
+/* SP_OPT_SET: "all" or a comma list of names. */
+static sp_status_t set_mask(const sp_opt_def_t *d, void *opts, const char *value, char *err,
+                            size_t errlen)
+{
+    uint32_t mask = 0;
+    const char *p = value;
+    char names[512];
+
+    if (strcmp(value, "all") == 0) {
+        *(uint32_t *)FIELD(opts, d) = (uint32_t)((1ull << d->nnames) - 1);
+        return SP_OK;
+    }
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int i = find_name(d, p, len);
+        if (i < 0) {
+            list_names(d, names, sizeof(names));
+            snprintf(err, errlen, "--%s: unknown value '%.*s' (all, or a comma list of: %s)",
+                     d->long_name, (int)len, p, names);
+            return SP_ERR_INVALID;
+        }
+        mask |= 1u << i;
+        if (comma == NULL) {
+            break;
+        }
+        p = comma + 1;
+    }
+    *(uint32_t *)FIELD(opts, d) = mask;
+    return SP_OK;
+}
+
 static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *value, char *err,
                              size_t errlen)
 {
@@ -178,32 +210,8 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
         *(int *)FIELD(opts, d) = i;
         return SP_OK;
     }
-    case SP_OPT_SET: {
-        uint32_t mask = 0;
-        const char *p = value;
-        if (strcmp(value, "all") == 0) {
-            *(uint32_t *)FIELD(opts, d) = (uint32_t)((1ull << d->nnames) - 1);
-            return SP_OK;
-        }
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            int i = find_name(d, p, len);
-            if (i < 0) {
-                list_names(d, names, sizeof(names));
-                snprintf(err, errlen, "--%s: unknown value '%.*s' (all, or a comma list of: %s)",
-                         d->long_name, (int)len, p, names);
-                return SP_ERR_INVALID;
-            }
-            mask |= 1u << i;
-            if (comma == NULL) {
-                break;
-            }
-            p = comma + 1;
-        }
-        *(uint32_t *)FIELD(opts, d) = mask;
-        return SP_OK;
-    }
+    case SP_OPT_SET:
+        return set_mask(d, opts, value, err, errlen);
     case SP_OPT_ARGS:
     case SP_OPT_MARK:
         break; /* positional and marks are set by the parser itself */
