@@ -28,6 +28,14 @@ typedef struct {
 #define SP__RUN_OFF(type, member, field) \
     (offsetof(type, member) + offsetof(sp_run_opts_t, field))
 
+/* -O and --force alone, for a tool that writes a result file without a backend (predict);
+ * default_path says in --help where the file goes without -O. */
+#define SP_RUN_OUTPUT_ROWS(type, member, default_path)                                           \
+    {"output", 'O', SP_OPT_STRING, SP__RUN_OFF(type, member, output), "", "PATH",                \
+     "result file; default " default_path, 0, -1, NULL, 0},                                     \
+    {"force", 0, SP_OPT_FLAG, SP__RUN_OFF(type, member, force), NULL, NULL,                      \
+     "overwrite an existing result file", 0, -1, NULL, 0}
+
 /* The fragment's rows, for an option table over type whose sp_run_opts_t is member; command is
  * the subcommand's name as a string literal (it names the default result file). */
 #define SP_RUN_OPT_ROWS(type, member, command)                                                   \
@@ -40,10 +48,7 @@ typedef struct {
      "bound on every wait: the watchdog names what hung and ends the job (nccl: a device wait "  \
      "aborts the communicator)",                                                                 \
      SP_RUN_TIMEOUT_MIN_S, SP_RUN_TIMEOUT_MAX_S, NULL, 0},                                       \
-    {"output", 'O', SP_OPT_STRING, SP__RUN_OFF(type, member, output), "", "PATH",                \
-     "result file; default results/" command "-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0}, \
-    {"force", 0, SP_OPT_FLAG, SP__RUN_OFF(type, member, force), NULL, NULL,                      \
-     "overwrite an existing result file", 0, -1, NULL, 0}
+    SP_RUN_OUTPUT_ROWS(type, member, "results/" command "-<UTC time>-<pid or job id>.h5")
 
 #define SP_RUN_OPT_NROWS 5
 
