@@ -25,16 +25,16 @@ typedef struct {
 
 static const sp_opt_def_t compare_defs[] = {
     {"files", 0, SP_OPT_ARGS, OFF(files), NULL, "FILE",
-     "result files: A B, or runs of A --vs runs of B, or one side's runs at several node counts",
-     1, -1, NULL, 0},
+     "result files: A B, or runs of A --vs runs of B, or one side's runs at several node counts", 1,
+     -1, NULL, 0},
     {"vs", 0, SP_OPT_MARK, OFF(vs), NULL, NULL,
      "the files before are side A's runs, the files after side B's", 0, -1, NULL, 0},
     {"threshold", 0, SP_OPT_DOUBLE, OFF(threshold_pct), "3", "PCT",
      "a verdict needs the CI beyond this change, percent in [0, 100)", 0, -1, NULL, 0},
     {"fdr", 0, SP_OPT_DOUBLE, OFF(fdr), "0.05", "Q",
      "a verdict needs a Benjamini-Hochberg q at most Q, in (0, 1)", 0, -1, NULL, 0},
-    {"common", 0, SP_OPT_FLAG, OFF(common), NULL, NULL, "compare the points both have", 0, -1,
-     NULL, 0},
+    {"common", 0, SP_OPT_FLAG, OFF(common), NULL, NULL, "compare the points both have", 0, -1, NULL,
+     0},
     {"json", 0, SP_OPT_FLAG, OFF(json), NULL, NULL, "the comparison as JSON", 0, -1, NULL, 0},
 };
 
@@ -220,8 +220,8 @@ static void report_json(const compare_t *c, int slower, const scale_row_t *srows
 
     printf("{\"runs\": {\"a\": %zu, \"b\": %zu}, \"between_runs\": %s, \"threshold\": "
            "%.6g, \"fdr\": %.6g, \"slower\": %d,\n  \"differences\": [",
-           c->sides[0].n, c->sides[1].n, between_runs(c) ? "true" : "false",
-           c->threshold * 100.0, c->o.fdr, slower);
+           c->sides[0].n, c->sides[1].n, between_runs(c) ? "true" : "false", c->threshold * 100.0,
+           c->o.fdr, slower);
     if (c->nsides == 2) {
         sp__cmp_emit_differences(&c->sides[0].runs[0].rd, &c->sides[1].runs[0].rd, &e);
     }

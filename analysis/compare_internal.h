@@ -123,8 +123,7 @@ void sp__cmp_print_scaling(const scale_row_t *rows, size_t n, int nsides, int pr
 void sp__cmp_json_scaling(const scale_row_t *rows, size_t n, FILE *out);
 /* A prediction against measured runs of its shape: one row per proxy metric (PM_COUNT at most). */
 size_t sp__cmp_expected_vs_actual(const run_t *pred, const side_t *meas, eva_row_t *rows);
-void sp__cmp_print_eva(const eva_row_t *rows, size_t n, const run_t *pred, size_t nmeas,
-                       FILE *out);
+void sp__cmp_print_eva(const eva_row_t *rows, size_t n, const run_t *pred, size_t nmeas, FILE *out);
 void sp__cmp_json_eva(const eva_row_t *rows, size_t n, FILE *out);
 /* Every run of the side is a prediction. */
 int sp__cmp_all_predicted(const side_t *sd);

@@ -42,8 +42,8 @@ typedef struct {
 enum { ROW_FILES, ROW_CHROME, ROW_CSV, ROW_RANKS, ROW_FORCE, NROWS };
 
 static const sp_opt_def_t export_defs[NROWS] = {
-    [ROW_FILES] = {"file", 0, SP_OPT_ARGS, OFF(files), NULL, "FILE", "the result file to export",
-                   1, 1, NULL, 0},
+    [ROW_FILES] = {"file", 0, SP_OPT_ARGS, OFF(files), NULL, "FILE", "the result file to export", 1,
+                   1, NULL, 0},
     [ROW_CHROME] = {"chrome", 0, SP_OPT_STRING, OFF(chrome), NULL, "OUT.json",
                     "the timeline as a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing): "
                     "one process per rank, one thread per lane",
@@ -103,8 +103,8 @@ static sp_status_t check_args(const export_opts_t *o, const unsigned char *seen,
 }
 
 /* Parse argv into o (o->files.v: caller storage of argc entries) and a. */
-static sp_status_t parse_args(int argc, char **argv, export_opts_t *o, export_args_t *a,
-                              char *msg, size_t len)
+static sp_status_t parse_args(int argc, char **argv, export_opts_t *o, export_args_t *a, char *msg,
+                              size_t len)
 {
     unsigned char seen[NROWS];
     sp_status_t status;

@@ -13,8 +13,7 @@ int sp_stop_rule_check(const sp_stop_rule_t *rule, const double *x, size_t n, do
     if (n > 0 && n >= need) {
         sp_summary_t s;
         sp_stats_summarize(x, n, scratch, &s);
-        converged = sp_stats_converged(&s, rule->fixed > 0 ? 1 : rule->min_samples,
-                                       rule->epsilon);
+        converged = sp_stats_converged(&s, rule->fixed > 0 ? 1 : rule->min_samples, rule->epsilon);
     }
     if (converged_p != NULL) {
         *converged_p = converged;

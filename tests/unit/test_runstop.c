@@ -29,8 +29,8 @@ static void noisy(double *x, size_t n)
 static void test_fixed_count(void **state)
 {
     /* 8: enough samples for a distribution-free 95% CI of the median */
-    const sp_stop_rule_t rule = {.fixed = 8, .min_samples = 10, .max_samples = 20,
-                                 .max_time_s = 1.0, .epsilon = 0.01};
+    const sp_stop_rule_t rule = {
+        .fixed = 8, .min_samples = 10, .max_samples = 20, .max_time_s = 1.0, .epsilon = 0.01};
     double x[N], scratch[N];
     int converged = -1;
 
@@ -48,8 +48,8 @@ static void test_fixed_count(void **state)
 
 static void test_ci_target(void **state)
 {
-    const sp_stop_rule_t rule = {.fixed = 0, .min_samples = 10, .max_samples = 50,
-                                 .max_time_s = 10.0, .epsilon = 0.01};
+    const sp_stop_rule_t rule = {
+        .fixed = 0, .min_samples = 10, .max_samples = 50, .max_time_s = 10.0, .epsilon = 0.01};
     double x[N], scratch[N];
     int converged = -1;
 
@@ -66,8 +66,8 @@ static void test_ci_target(void **state)
 
 static void test_caps(void **state)
 {
-    const sp_stop_rule_t rule = {.fixed = 0, .min_samples = 10, .max_samples = 40,
-                                 .max_time_s = 2.0, .epsilon = 0.01};
+    const sp_stop_rule_t rule = {
+        .fixed = 0, .min_samples = 10, .max_samples = 40, .max_time_s = 2.0, .epsilon = 0.01};
     double x[N], scratch[N];
     int converged = -1;
 
