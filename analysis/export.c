@@ -1,401 +1,25 @@
-/* Export of a result file: the timeline as a Chrome/Perfetto trace, the tables as CSV. Every
- * input is checked before anything is written, and outputs are written to temporary files that
- * are renamed into place only once all of them are complete, so a failed export leaves nothing. */
+/* The export command: every input is checked before anything is written, and outputs are
+ * written to temporary files that are renamed into place only once all of them are complete, so
+ * a failed export leaves nothing. The writers are in export_writers.c. */
 #include "export.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coll.h"
-#include "dtype.h"
-#include "json.h"
 #include "launcher.h"
+#include "options.h"
 
 #define CMD "export"
 #define PATH_LEN 4096
-#define CHUNK_EVENTS 8192 /* events per read: one chunk of the writer's /timeline/events */
-#define NLANES 65536      /* lanes are int16 */
-
-/* ---- names and formatting ---- */
-
-static const char *kind_name(int kind)
-{
-    return kind >= 0 && kind < SP_EV_KIND_COUNT ? sp_ev_kind_names[kind] : "unknown";
-}
-
-static const char *op_name(int op)
-{
-    return op >= 0 && op < SP_COLL_COUNT ? sp_coll_names[op] : "none";
-}
-
-static const char *dtype_name(int dtype)
-{
-    return dtype >= 0 && dtype < SP_DTYPE_COUNT ? sp_dtype_names[dtype] : "none";
-}
-
-/* A CSV field: quoted (quotes doubled) only when it holds a separator, quote or line break. */
-static void csv_str(FILE *out, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s != '\0'; s++) {
-        if (*s == '"') {
-            fputc('"', out);
-        }
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-/* Doubles in CSV: "nan" and "inf" spelled the same on every libc (no "-nan"). */
-static void csv_double(FILE *out, double v)
-{
-    if (isnan(v)) {
-        fputs("nan", out);
-    } else if (isinf(v)) {
-        fputs(v > 0 ? "inf" : "-inf", out);
-    } else {
-        fprintf(out, "%.10g", v);
-    }
-}
-
-/* Nanoseconds as microseconds with three decimals, exactly (no binary rounding). */
-static void put_us(FILE *out, uint64_t ns)
-{
-    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
-}
-
-/* SP_ERR_IO once any write to out has failed (the stream remembers it). */
-static sp_status_t check_stream(FILE *out)
-{
-    return ferror(out) ? SP_ERR_IO : SP_OK;
-}
-
-/* ---- Chrome trace ---- */
-
-/* The trace being written: events are separated by ",\n" (no comma before the first). */
-typedef struct {
-    FILE *out;
-    int first;
-    int64_t t0_ns;
-    sp_export_stats_t stats;
-} chrome_t;
-
-static void chrome_begin(chrome_t *c)
-{
-    fputs(c->first ? "\n" : ",\n", c->out);
-    c->first = 0;
-}
-
-static void chrome_event(chrome_t *c, const sp_event_rec_t *ev)
-{
-    static const struct {
-        const char *name;
-        size_t offset;
-    } labels[] = {
-        {"step", offsetof(sp_event_rec_t, step)},
-        {"microbatch", offsetof(sp_event_rec_t, microbatch)},
-        {"chunk", offsetof(sp_event_rec_t, chunk)},
-        {"layer", offsetof(sp_event_rec_t, layer)},
-        {"bucket", offsetof(sp_event_rec_t, bucket)},
-        {"peer", offsetof(sp_event_rec_t, peer)},
-    };
-    FILE *out = c->out;
-    /* unsigned differences: exact for any two int64 times, and t0 is the earliest start */
-    uint64_t ts = (uint64_t)ev->start_ns - (uint64_t)c->t0_ns;
-    uint64_t dur = 0;
-
-    if (ev->end_ns >= ev->start_ns) {
-        dur = (uint64_t)ev->end_ns - (uint64_t)ev->start_ns;
-    } else {
-        c->stats.negative++; /* trace viewers reject negative durations */
-    }
-    chrome_begin(c);
-    fprintf(out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", (int)ev->rank, (int)ev->lane);
-    put_us(out, ts);
-    fputs(",\"dur\":", out);
-    put_us(out, dur);
-    fprintf(out,
-            ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"bytes\":%llu,\"nops\":%d,\"seq\":%llu",
-            ev->op >= 0 && ev->op < SP_COLL_COUNT ? sp_coll_names[ev->op] : kind_name(ev->kind),
-            kind_name(ev->kind), (unsigned long long)ev->bytes, (int)ev->nops,
-            (unsigned long long)ev->seq);
-    if (ev->dtype >= 0) {
-        fprintf(out, ",\"dtype\":\"%s\"", dtype_name(ev->dtype));
-    }
-    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
-        int32_t v;
-        memcpy(&v, (const char *)ev + labels[i].offset, sizeof(v));
-        if (v != -1) {
-            fprintf(out, ",\"%s\":%d", labels[i].name, (int)v);
-        }
-    }
-    if (ev->flops != 0.0 && isfinite(ev->flops)) {
-        fprintf(out, ",\"flops\":%.17g", ev->flops);
-    }
-    fputs("}}", out);
-    c->stats.events++;
-}
-
-static void chrome_rank_meta(chrome_t *c, const sp_export_src_t *src, int rank)
-{
-    const sp_tl_rank_t *row = sp_tlread_find(src->tl, rank);
-    char name[128];
-
-    snprintf(name, sizeof(name), "rank %d (%s)", rank, sp_reader_host(src->rd, rank));
-    chrome_begin(c);
-    fprintf(c->out, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", rank);
-    sp_json_str(c->out, name);
-    fputs("}}", c->out);
-    chrome_begin(c);
-    fprintf(
-        c->out,
-        "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
-        rank, rank);
-    if (row != NULL && row->dropped > 0) {
-        /* shown under the rank's name: this rank's trace is incomplete */
-        chrome_begin(c);
-        fprintf(c->out,
-                "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_labels\",\"args\":{\"labels\":"
-                "\"%llu events dropped (timeline buffer full)\"}}",
-                rank, (unsigned long long)row->dropped);
-    }
-}
-
-static void chrome_lane_meta(chrome_t *c, int rank, int lane)
-{
-    chrome_begin(c);
-    fprintf(c->out,
-            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":"
-            "\"lane %d\"}}",
-            rank, lane, lane);
-}
-
-/* The earliest start over the selected ranks; INT64_MAX when they have no events. */
-static sp_status_t earliest_start(const sp_export_src_t *src, int64_t *t0_ns_p)
-{
-    int64_t t0 = INT64_MAX;
-
-    for (int r = 0; r < src->nranks; r++) {
-        int64_t lo;
-        int64_t hi;
-        sp_status_t status;
-        if (!src->selected[r]) {
-            continue;
-        }
-        status = sp_tlread_span(src->tl, r, &lo, &hi);
-        if (status != SP_OK) {
-            return status;
-        }
-        t0 = lo < t0 ? lo : t0;
-    }
-    *t0_ns_p = t0;
-    return SP_OK;
-}
-
-/* One rank: its metadata, its events chunk by chunk, then a name for each lane it used.
- * lane_seen (a bitmap over the int16 lanes) is all clear on entry and on return. */
-static sp_status_t chrome_rank(chrome_t *c, const sp_export_src_t *src, int rank,
-                               sp_event_rec_t *buf, uint64_t *lane_seen, int32_t *lanes)
-{
-    size_t nlanes = 0;
-    size_t n = CHUNK_EVENTS;
-    sp_status_t status = SP_OK;
-
-    chrome_rank_meta(c, src, rank);
-    for (uint64_t from = 0; n == CHUNK_EVENTS && status == SP_OK; from += n) {
-        status = sp_tlread_rank(src->tl, rank, buf, CHUNK_EVENTS, from, &n);
-        for (size_t i = 0; i < n && status == SP_OK; i++) {
-            unsigned bit = (unsigned)(buf[i].lane + 32768);
-            if (!(lane_seen[bit / 64] & (1ull << (bit % 64)))) {
-                lane_seen[bit / 64] |= 1ull << (bit % 64);
-                lanes[nlanes++] = buf[i].lane;
-            }
-            chrome_event(c, &buf[i]);
-        }
-        if (status == SP_OK) {
-            status = check_stream(c->out);
-        }
-    }
-    for (size_t i = 0; i < nlanes; i++) {
-        unsigned bit = (unsigned)(lanes[i] + 32768);
-        lane_seen[bit / 64] &= ~(1ull << (bit % 64));
-        chrome_lane_meta(c, rank, (int)lanes[i]);
-    }
-    return status;
-}
-
-sp_status_t sp_export_chrome(const sp_export_src_t *src, FILE *out, sp_export_stats_t *stats_p)
-{
-    chrome_t c;
-    sp_event_rec_t *buf;
-    uint64_t *lane_seen;
-    int32_t *lanes; /* the lanes the current rank used, in order of appearance */
-    sp_status_t status;
-
-    memset(&c, 0, sizeof(c));
-    c.out = out;
-    c.first = 1;
-    buf = malloc(CHUNK_EVENTS * sizeof(*buf));
-    lane_seen = calloc(NLANES / 64, sizeof(*lane_seen));
-    lanes = malloc(NLANES * sizeof(*lanes));
-    if (buf == NULL || lane_seen == NULL || lanes == NULL) {
-        status = SP_ERR_NOMEM;
-        goto free_buffers;
-    }
-    /* a first pass over the time columns only: ts stays small when it counts from the start */
-    status = earliest_start(src, &c.t0_ns);
-    if (status != SP_OK) {
-        goto free_buffers;
-    }
-    fputs("{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"source\":", out);
-    sp_json_str(out, src->rd->path);
-    fprintf(out,
-            ",\"time_base\":\"rank 0's CLOCK_MONOTONIC; ts in microseconds from t0_ns\","
-            "\"clock_err_ns\":\"%lld\",\"t0_ns\":\"%lld\"},\n\"traceEvents\":[",
-            (long long)src->tl->clock_err_ns, c.t0_ns == INT64_MAX ? 0LL : (long long)c.t0_ns);
-    for (int r = 0; r < src->nranks && status == SP_OK; r++) {
-        if (src->selected[r]) {
-            status = chrome_rank(&c, src, r, buf, lane_seen, lanes);
-        }
-    }
-    if (status == SP_OK) {
-        fputs("\n]}\n", out);
-        status = check_stream(out);
-    }
-    if (status == SP_OK && stats_p != NULL) {
-        *stats_p = c.stats;
-    }
-free_buffers:
-    free(lanes);
-    free(lane_seen);
-    free(buf);
-    return status;
-}
-
-/* ---- CSV ---- */
-
-sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_export_stats_t *stats_p)
-{
-    sp_export_stats_t stats = {0, 0};
-    sp_event_rec_t *buf = malloc(CHUNK_EVENTS * sizeof(*buf));
-    sp_status_t status = SP_OK;
-
-    if (buf == NULL) {
-        return SP_ERR_NOMEM;
-    }
-    fputs("rank,lane,kind,op,dtype,step,microbatch,chunk,layer,bucket,peer,nops,bytes,flops,seq,"
-          "start_ns,end_ns\n",
-          out);
-    for (int r = 0; r < src->nranks && status == SP_OK; r++) {
-        size_t n = CHUNK_EVENTS;
-        if (!src->selected[r]) {
-            continue;
-        }
-        for (uint64_t from = 0; n == CHUNK_EVENTS && status == SP_OK; from += n) {
-            status = sp_tlread_rank(src->tl, r, buf, CHUNK_EVENTS, from, &n);
-            for (size_t i = 0; i < n && status == SP_OK; i++) {
-                const sp_event_rec_t *e = &buf[i];
-                fprintf(out, "%d,%d,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%llu,", (int)e->rank,
-                        (int)e->lane, kind_name(e->kind), op_name(e->op), dtype_name(e->dtype),
-                        (int)e->step, (int)e->microbatch, (int)e->chunk, (int)e->layer,
-                        (int)e->bucket, (int)e->peer, (int)e->nops, (unsigned long long)e->bytes);
-                csv_double(out, e->flops);
-                fprintf(out, ",%llu,%lld,%lld\n", (unsigned long long)e->seq,
-                        (long long)e->start_ns, (long long)e->end_ns);
-                stats.negative += e->end_ns < e->start_ns ? 1 : 0;
-                stats.events++;
-            }
-            if (status == SP_OK) {
-                status = check_stream(out);
-            }
-        }
-    }
-    free(buf);
-    if (status == SP_OK && stats_p != NULL) {
-        *stats_p = stats;
-    }
-    return status;
-}
-
-sp_status_t sp_export_clock_csv(const sp_export_src_t *src, FILE *out)
-{
-    sp_clock_rank_t *rows = NULL;
-    size_t n = 0;
-    sp_status_t status = sp_tlread_clock(src->tl, &rows, &n);
-
-    if (status != SP_OK) {
-        return status;
-    }
-    fputs("rank,node,measured,offset_ns,offset_end_ns,drift,err_ns,rtt_ns,sync_start_ns,"
-          "sync_end_ns\n",
-          out);
-    for (size_t i = 0; i < n; i++) {
-        const sp_clock_rank_t *c = &rows[i];
-        if (c->rank < 0 || c->rank >= src->nranks || !src->selected[c->rank]) {
-            continue;
-        }
-        fprintf(out, "%d,%d,%d,%lld,%lld,", (int)c->rank, (int)c->node, (int)c->measured,
-                (long long)c->offset_ns, (long long)c->offset_end_ns);
-        csv_double(out, c->drift);
-        fprintf(out, ",%lld,%lld,%lld,%lld\n", (long long)c->err_ns, (long long)c->rtt_ns,
-                (long long)c->sync_start_ns, (long long)c->sync_end_ns);
-    }
-    free(rows);
-    return check_stream(out);
-}
-
-sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
-{
-    fputs("rank,node,local_rank,local_size,host,device,bus_id\n", out);
-    for (int i = 0; i < src->rd->world_size && src->rd->ranks != NULL; i++) {
-        const sp_topo_rank_t *t = &src->rd->ranks[i];
-        if (t->rank < 0 || t->rank >= src->nranks || !src->selected[t->rank]) {
-            continue;
-        }
-        fprintf(out, "%d,%d,%d,%d,", t->rank, t->node, t->local_rank, t->local_size);
-        csv_str(out, t->host);
-        fputc(',', out);
-        csv_str(out, t->device);
-        fputc(',', out);
-        csv_str(out, t->bus_id);
-        fputc('\n', out);
-    }
-    return check_stream(out);
-}
-
-sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
-{
-    fputs("op,dtype,redop,in_place,bytes,count,samples,converged,time_us,ci_lo_us,ci_hi_us,"
-          "algbw_gbps,busbw_gbps,wrong,slowest_rank\n",
-          out);
-    for (size_t i = 0; i < src->rd->nrows; i++) {
-        const sp_coll_row_t *r = &src->rd->rows[i];
-        const double v[] = {r->time_us, r->ci_lo_us, r->ci_hi_us, r->algbw_gbps, r->busbw_gbps};
-        fprintf(out, "%s,%s,%s,%d,%llu,%llu,%u,%d", op_name(r->op), dtype_name(r->dtype),
-                r->redop >= 0 && r->redop < SP_REDOP_COUNT ? sp_redop_names[r->redop] : "none",
-                (int)r->in_place, (unsigned long long)r->bytes, (unsigned long long)r->count,
-                (unsigned)r->samples, (int)r->converged);
-        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-            fputc(',', out);
-            csv_double(out, v[k]);
-        }
-        fprintf(out, ",%lld,%d\n", (long long)r->wrong, (int)r->slowest_rank);
-    }
-    return check_stream(out);
-}
 
 /* ---- the command ---- */
 
+/* What the command line asks for (pointers into opts; NULL: not asked). */
 typedef struct {
     const char *file;
     const char *chrome;  /* NULL: no trace */
@@ -405,86 +29,100 @@ typedef struct {
     int help;
 } export_args_t;
 
-static void usage(FILE *out)
+typedef struct {
+    sp_opt_args_t files;
+    char chrome[SP_OPT_STRLEN];
+    char csv_dir[SP_OPT_STRLEN];
+    char ranks[SP_OPT_STRLEN];
+    int force;
+} export_opts_t;
+
+#define OFF(field) offsetof(export_opts_t, field)
+
+enum { ROW_FILES, ROW_CHROME, ROW_CSV, ROW_RANKS, ROW_FORCE, NROWS };
+
+static const sp_opt_def_t export_defs[NROWS] = {
+    [ROW_FILES] = {"file", 0, SP_OPT_ARGS, OFF(files), NULL, "FILE", "the result file to export", 1,
+                   1, NULL, 0},
+    [ROW_CHROME] = {"chrome", 0, SP_OPT_STRING, OFF(chrome), NULL, "OUT.json",
+                    "the timeline as a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing): "
+                    "one process per rank, one thread per lane",
+                    0, -1, NULL, 0},
+    [ROW_CSV] = {"csv", 0, SP_OPT_STRING, OFF(csv_dir), NULL, "DIR",
+                 "DIR/events.csv, clock.csv, ranks.csv and coll_results.csv (DIR is created when "
+                 "missing)",
+                 0, -1, NULL, 0},
+    [ROW_RANKS] = {"ranks", 0, SP_OPT_STRING, OFF(ranks), NULL, "LIST",
+                   "only these ranks, e.g. 0-3,8,12-15 (default: all)", 0, -1, NULL, 0},
+    [ROW_FORCE] = {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL,
+                   "overwrite existing output files", 0, -1, NULL, 0},
+};
+
+static const sp_opt_table_t export_table = {
+    .command = CMD,
+    .summary = "Export a result file for other tools. Needs no MPI launch.\nAt least one of "
+               "--chrome and --csv is needed.",
+    .defs = export_defs,
+    .ndefs = NROWS,
+};
+
+/* The file and at least one output, each value usable as a path. */
+static sp_status_t check_args(const export_opts_t *o, const unsigned char *seen, char *msg,
+                              size_t len)
 {
-    fprintf(out,
-            "usage: scaleprobe export FILE [--chrome OUT.json] [--csv DIR] [--ranks LIST] "
-            "[--force]\n"
-            "Export a result file for other tools. Needs no MPI launch.\n"
-            "  --chrome OUT.json  the timeline as a Chrome/Perfetto trace (ui.perfetto.dev,\n"
-            "                     chrome://tracing): one process per rank, one thread per lane\n"
-            "  --csv DIR          DIR/events.csv, clock.csv, ranks.csv and coll_results.csv\n"
-            "                     (DIR is created when missing)\n"
-            "  --ranks LIST       only these ranks, e.g. 0-3,8,12-15 (default: all)\n"
-            "  --force            overwrite existing output files\n"
-            "At least one of --chrome and --csv is needed.\n");
-}
+    static const int valued[] = {ROW_CHROME, ROW_CSV, ROW_RANKS};
 
-/* Options take their value as the next argument or after '='. */
-static sp_status_t parse_args(int argc, char **argv, export_args_t *a, char *msg, size_t len)
-{
-    static const char *const valued[] = {"--chrome", "--csv", "--ranks"};
-
-    memset(a, 0, sizeof(*a));
-    for (int i = 2; i < argc; i++) {
-        const char *arg = argv[i];
-        const char **slot = NULL;
-        const char *value = NULL;
-        size_t k;
-
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            a->help = 1;
-            return SP_OK;
-        }
-        if (strcmp(arg, "--force") == 0) {
-            a->force = 1;
-            continue;
-        }
-        if (arg[0] != '-' || arg[1] == '\0') {
-            if (a->file != NULL) {
-                snprintf(msg, len, "expected one result file, got '%.200s' and '%.200s'", a->file,
-                         arg);
-                return SP_ERR_INVALID;
-            }
-            a->file = arg;
-            continue;
-        }
-        for (k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
-            size_t n = strlen(valued[k]);
-            if (strncmp(arg, valued[k], n) == 0 && (arg[n] == '\0' || arg[n] == '=')) {
-                value = arg[n] == '=' ? arg + n + 1 : (i + 1 < argc ? argv[++i] : NULL);
-                break;
-            }
-        }
-        if (k == sizeof(valued) / sizeof(valued[0])) {
-            snprintf(msg, len, "unknown option '%.200s' (see 'scaleprobe export --help')", arg);
-            return SP_ERR_INVALID;
-        }
-        slot = k == 0 ? &a->chrome : k == 1 ? &a->csv_dir : &a->ranks;
-        if (value == NULL || value[0] == '\0') {
-            snprintf(msg, len, "%s needs a value", valued[k]);
-            return SP_ERR_INVALID;
-        }
-        if (*slot != NULL) {
-            snprintf(msg, len, "%s given twice", valued[k]);
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+        const sp_opt_def_t *d = &export_defs[valued[k]];
+        const char *value = (const char *)o + d->offset;
+        if (seen[valued[k]] && value[0] == '\0') {
+            snprintf(msg, len, "--%s needs a value", d->long_name);
             return SP_ERR_INVALID;
         }
         if (strlen(value) >= PATH_LEN - 32) {
-            snprintf(msg, len, "%s: value too long", valued[k]);
+            snprintf(msg, len, "--%s: value too long", d->long_name);
             return SP_ERR_INVALID;
         }
-        *slot = value;
     }
-    if (a->file == NULL) {
+    if (o->files.n > 1) {
+        snprintf(msg, len, "expected one result file, got '%.200s' and '%.200s'", o->files.v[0],
+                 o->files.v[1]);
+        return SP_ERR_INVALID;
+    }
+    if (o->files.n == 0) {
         snprintf(msg, len,
                  "no result file given (usage: scaleprobe export FILE --chrome OUT.json "
                  "| --csv DIR)");
         return SP_ERR_INVALID;
     }
-    if (a->chrome == NULL && a->csv_dir == NULL) {
+    if (!seen[ROW_CHROME] && !seen[ROW_CSV]) {
         snprintf(msg, len, "nothing to export: give --chrome OUT.json and/or --csv DIR");
         return SP_ERR_INVALID;
     }
+    return SP_OK;
+}
+
+/* Parse argv into o (o->files.v: caller storage of argc entries) and a. */
+static sp_status_t parse_args(int argc, char **argv, export_opts_t *o, export_args_t *a, char *msg,
+                              size_t len)
+{
+    unsigned char seen[NROWS];
+    sp_status_t status;
+
+    memset(a, 0, sizeof(*a));
+    status = sp_opts_parse(&export_table, argc, argv, 2, o, &a->help, seen, msg, len);
+    if (status != SP_OK || a->help) {
+        return status;
+    }
+    status = check_args(o, seen, msg, len);
+    if (status != SP_OK) {
+        return status;
+    }
+    a->file = o->files.v[0];
+    a->chrome = seen[ROW_CHROME] ? o->chrome : NULL;
+    a->csv_dir = seen[ROW_CSV] ? o->csv_dir : NULL;
+    a->ranks = seen[ROW_RANKS] ? o->ranks : NULL;
+    a->force = o->force;
     return SP_OK;
 }
 
@@ -856,6 +494,8 @@ static int rank_universe(const sp_reader_t *rd, const sp_tlread_t *tl)
 
 int sp_export_main(int argc, char **argv)
 {
+    export_opts_t *o = calloc(1, sizeof(*o));
+    char **files = calloc((size_t)argc + 1, sizeof(*files));
     export_args_t a;
     sp_reader_t rd;
     sp_tlread_t tl;
@@ -866,18 +506,26 @@ int sp_export_main(int argc, char **argv)
     char msg[PATH_LEN + 512];
     int rc = 2;
 
-    if (parse_args(argc, argv, &a, msg, sizeof(msg)) != SP_OK) {
+    if (o == NULL || files == NULL) {
+        sp_launcher_error(CMD, "out of memory");
+        rc = 1;
+        goto free_opts;
+    }
+    o->files.v = files;
+    o->files.cap = argc;
+    if (parse_args(argc, argv, o, &a, msg, sizeof(msg)) != SP_OK) {
         sp_launcher_error(CMD, msg);
-        return 2;
+        goto free_opts;
     }
     if (a.help) {
-        usage(stdout);
-        return 0;
+        sp_opts_help(&export_table, stdout);
+        rc = 0;
+        goto free_opts;
     }
     if (sp_tlread_open(a.file, &tl) != SP_OK) {
         snprintf(msg, sizeof(msg), "%.1000s: %s", a.file, tl.why);
         sp_launcher_error(CMD, msg);
-        return 2;
+        goto free_opts;
     }
     if (sp_reader_open(a.file, &rd) != SP_OK) {
         snprintf(msg, sizeof(msg),
@@ -935,5 +583,8 @@ close_reader:
     sp_reader_close(&rd);
 close_tl:
     sp_tlread_close(&tl);
+free_opts:
+    free(files);
+    free(o);
     return rc;
 }

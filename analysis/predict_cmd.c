@@ -20,6 +20,7 @@
 #include "proxy_table.h"
 #include "reader.h"
 #include "result.h"
+#include "runopts.h"
 #include "stats.h"
 #include "timeutil.h"
 #include "topo.h"
@@ -31,8 +32,7 @@ typedef struct {
     double alpha_us;
     double beta_gbps;
     long ranks;
-    char output[SP_OPT_STRLEN];
-    int force;
+    sp_run_opts_t run; /* -O and --force only: predict runs no backend */
 } predict_opts_t;
 
 #define POFF(field) offsetof(predict_opts_t, field)
@@ -54,16 +54,13 @@ static const sp_opt_def_t predict_defs[] = {
     {"beta-gbps", 0, SP_OPT_DOUBLE, POFF(beta_gbps), "0", "GBPS",
      "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 0,
      1e9, NULL, 0},
-    {"output", 'O', SP_OPT_STRING, POFF(output), "", "PATH",
-     "result file; default results/predict-<UTC time>-<pid>.h5", 0, -1, NULL, 0},
-    {"force", 0, SP_OPT_FLAG, POFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
-     NULL, 0},
+    SP_RUN_OUTPUT_ROWS(predict_opts_t, run, "results/predict-<UTC time>-<pid>.h5"),
 };
 
 /* The proxy's options that steer a measurement, not the step: not options of predict. */
 static const char *const measurement_only[] = {
     "steps", "epsilon", "min-steps", "max-steps", "max-time", "warmup-steps",
-    "backend", "timeout", "output", "force",
+    "backend", "device", "timeout", "output", "force",
 };
 
 #define MAX_DEFS 80
@@ -468,7 +465,7 @@ static sp_status_t write_file(const predict_t *pr, const char *cmdline, double s
     sp_status_t st = rows != NULL ? SP_OK : SP_ERR_NOMEM;
 
     if (st == SP_OK) {
-        st = sp_result_create(pr->o.output, pr->o.force, &info, &res);
+        st = sp_result_create(pr->o.run.output, pr->o.run.force, &info, &res);
     }
     if (st == SP_OK) {
         st = sp_result_write_config(res, &pr->tab.table, &pr->o);
@@ -528,9 +525,9 @@ static void default_output(predict_opts_t *o)
 {
     char stamp[32];
 
-    if (o->output[0] == '\0') {
+    if (o->run.output[0] == '\0') {
         sp_time_stamp(time(NULL), stamp, sizeof(stamp));
-        snprintf(o->output, sizeof(o->output), "results/predict-%s-%ld.h5", stamp,
+        snprintf(o->run.output, sizeof(o->run.output), "results/predict-%s-%ld.h5", stamp,
                  (long)getpid());
     }
 }
@@ -538,19 +535,19 @@ static void default_output(predict_opts_t *o)
 static int check_output(const predict_opts_t *o)
 {
     char msg[SP_OPT_STRLEN + 128];
-    sp_status_t st = sp_result_check_path(o->output, o->force);
+    sp_status_t st = sp_result_check_path(o->run.output, o->run.force);
 
     if (st == SP_ERR_EXISTS) {
         snprintf(msg, sizeof(msg),
                  "output file %s exists; choose another -O or add --force to overwrite it",
-                 o->output);
+                 o->run.output);
         return bad(msg);
     }
     if (st != SP_OK) {
         snprintf(msg, sizeof(msg),
                  "cannot write the output file %s (not a regular file, or its directory is not "
                  "writable)",
-                 o->output);
+                 o->run.output);
         return bad(msg);
     }
     return 0;
@@ -647,7 +644,7 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         return sp_status_exit_code(st);
     }
     print_result(pr);
-    printf("# Result file: %s (status complete, predicted)\n", pr->o.output);
+    printf("# Result file: %s (status complete, predicted)\n", pr->o.run.output);
     return 0;
 }
 

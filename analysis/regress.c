@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "json.h"
 #include "launcher.h"
+#include "options.h"
 #include "reader.h"
 #include "stats.h"
 
@@ -547,9 +548,42 @@ static void print_text(const run_t *runs, const size_t *order, size_t nruns, con
 
 /* ---- command ---- */
 
-static const char usage_line[] = "usage: scaleprobe regress FILE FILE FILE... [--json] "
-                                 "[--threshold PCT] [--alpha A] [--sort-by-time] "
-                                 "[--min-segment N]";
+static const char usage_hint[] = "usage: scaleprobe regress FILE FILE FILE... [options]";
+
+typedef struct {
+    sp_opt_args_t files;
+    int json;
+    int by_time;
+    double threshold_pct;
+    double alpha;
+    long min_segment;
+} regress_opts_t;
+
+#define OFF(field) offsetof(regress_opts_t, field)
+
+static const sp_opt_def_t regress_defs[] = {
+    {"files", 0, SP_OPT_ARGS, OFF(files), NULL, "FILE",
+     "result files of one cluster and one command, oldest first (at least 3)", 3, -1, NULL, 0},
+    {"json", 0, SP_OPT_FLAG, OFF(json), NULL, NULL, "the findings as JSON", 0, -1, NULL, 0},
+    {"threshold", 0, SP_OPT_DOUBLE, OFF(threshold_pct), "3", "PCT",
+     "smallest shift that counts, percent in [0, 100)", 0, -1, NULL, 0},
+    {"alpha", 0, SP_OPT_DOUBLE, OFF(alpha), "0.05", "A",
+     "significance level of the permutation test, in (0, 1)", 0, -1, NULL, 0},
+    {"sort-by-time", 0, SP_OPT_FLAG, OFF(by_time), NULL, NULL,
+     "order the files by their 'created' attribute instead of the command line", 0, -1, NULL, 0},
+    {"min-segment", 0, SP_OPT_INT, OFF(min_segment), "3", "N",
+     "fewest runs between two change points (at least 2)", 2, 1e6, NULL, 0},
+};
+
+static const sp_opt_table_t regress_table = {
+    .command = "regress",
+    .summary = "Change points over a series of result files of one cluster (e.g. nightly runs, "
+               "oldest first):\nper metric one value per run, one-off outliers set apart, shifts "
+               "by E-divisive with a\npermutation test (p < alpha) larger than the threshold.\n"
+               "Exit 0: no shift; 1: a shift; 2: bad input.",
+    .defs = regress_defs,
+    .ndefs = (int)(sizeof(regress_defs) / sizeof(regress_defs[0])),
+};
 
 static int bad(const char *msg)
 {
@@ -557,15 +591,34 @@ static int bad(const char *msg)
     return 2;
 }
 
-static int parse_double(const char *s, double lo, double hi, double *v_p)
+/* Parse and check argv into ro (ro->files.v: caller storage of argc entries) and o. 0 to go on,
+ * else the exit code (-1: --help shown). */
+static int parse(int argc, char **argv, regress_opts_t *ro, sp_cp_opts_t *o)
 {
-    char *end = NULL;
-    double v = strtod(s, &end);
+    char msg[512];
+    int help = 0;
 
-    if (end == s || *end != '\0' || !(v >= lo && v < hi)) {
+    if (sp_opts_parse(&regress_table, argc, argv, 2, ro, &help, NULL, msg, sizeof(msg)) !=
+        SP_OK) {
+        return bad(msg);
+    }
+    if (help) {
+        sp_opts_help(&regress_table, stdout);
         return -1;
     }
-    *v_p = v;
+    if (!(ro->threshold_pct >= 0.0 && ro->threshold_pct < 100.0)) {
+        return bad("--threshold takes a percentage in [0, 100)");
+    }
+    if (!(ro->alpha > 0.0 && ro->alpha < 1.0)) {
+        return bad("--alpha takes a significance level in (0, 1)");
+    }
+    if (ro->files.n < MIN_RUNS) {
+        snprintf(msg, sizeof(msg), "needs at least %d result files, got %d (%s)", MIN_RUNS,
+                 ro->files.n, usage_hint);
+        return bad(msg);
+    }
+    o->alpha = ro->alpha;
+    o->min_segment = (size_t)ro->min_segment;
     return 0;
 }
 
@@ -608,73 +661,73 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
     return 0;
 }
 
+/* Every metric's change points and outliers, then the findings printed. 0 or 1 (a shift), 2
+ * after one message. */
+static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *o, run_t *runs, size_t *order,
+                   metric_list_t *l, findings_t *f)
+{
+    size_t nfiles = (size_t)ro->files.n;
+    double threshold = ro->threshold_pct / 100.0;
+
+    /* stable insertion sort: runs created in the same second keep the command line's order */
+    for (size_t k = 0; k < nfiles; k++) {
+        size_t j = k;
+        order[k] = k;
+        while (ro->by_time && j > 0 && strcmp(runs[order[j - 1]].created, runs[k].created) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = k;
+    }
+    f->metric_p = malloc((l->n + 1) * sizeof(*f->metric_p));
+    f->metric_perms = calloc(l->n + 1, sizeof(*f->metric_perms));
+    if (f->metric_p == NULL || f->metric_perms == NULL) {
+        return bad("out of memory");
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        f->metric_p[i] = NAN;
+        if (analyze_metric(&l->m[i], i, order, nfiles, o, threshold, f) != 0) {
+            return bad("out of memory");
+        }
+    }
+    if (refine_at_floor(f, l, order, nfiles, o, threshold) != 0 ||
+        fdr_over_metrics(f, l, o->alpha) != 0) {
+        return bad("out of memory");
+    }
+    if (ro->json) {
+        print_json(runs, order, nfiles, o, threshold, ro->by_time, f, stdout);
+    } else {
+        print_text(runs, order, nfiles, o, threshold, ro->by_time, f, stdout);
+    }
+    return f->nshifts > 0 ? 1 : 0;
+}
+
 int sp_regress_main(int argc, char **argv)
 {
+    regress_opts_t ro;
     char **files = calloc((size_t)argc + 1, sizeof(*files));
-    size_t nfiles = 0, *order = NULL;
-    double threshold = 0.03, min_seg = 3;
-    int json = 0, by_time = 0, rc = 2;
+    size_t nfiles, *order = NULL;
+    int rc = 2;
     sp_cp_opts_t o;
     run_t *runs = NULL;
     metric_list_t l = {NULL, 0, 0, 0};
     findings_t f;
 
     memset(&f, 0, sizeof(f));
+    memset(&ro, 0, sizeof(ro));
     sp_cp_opts_default(&o);
     if (files == NULL) {
         return bad("out of memory");
     }
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("%s\nChange points over a series of result files of one cluster (e.g. nightly "
-                   "runs, oldest first):\nper metric one value per run, one-off outliers set "
-                   "apart, shifts by E-divisive with a\npermutation test (p < alpha, default "
-                   "0.05) larger than the threshold (default 3%%).\n--sort-by-time orders the "
-                   "files by their 'created' attribute instead of the command line.\nExit 0: no "
-                   "shift; 1: a shift; 2: bad input.\n",
-                   usage_line);
-            free(files);
-            return 0;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--sort-by-time") == 0) {
-            by_time = 1;
-        } else if (strcmp(a, "--threshold") == 0) {
-            if (i + 1 >= argc || parse_double(argv[++i], 0.0, 100.0, &threshold) != 0) {
-                free(files);
-                return bad("--threshold takes a percentage in [0, 100)");
-            }
-            threshold /= 100.0;
-        } else if (strcmp(a, "--alpha") == 0) {
-            if (i + 1 >= argc || parse_double(argv[++i], 0.0, 1.0, &o.alpha) != 0 ||
-                !(o.alpha > 0.0)) {
-                free(files);
-                return bad("--alpha takes a significance level in (0, 1)");
-            }
-        } else if (strcmp(a, "--min-segment") == 0) {
-            if (i + 1 >= argc || parse_double(argv[++i], 2.0, 1e6, &min_seg) != 0 ||
-                min_seg != floor(min_seg)) {
-                free(files);
-                return bad("--min-segment takes a whole number of runs, at least 2");
-            }
-            o.min_segment = (size_t)min_seg;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "unknown option '%.64s' (%s)", a, usage_line);
-            free(files);
-            return bad(msg);
-        } else {
-            files[nfiles++] = argv[i];
-        }
-    }
-    if (nfiles < MIN_RUNS) {
-        char msg[256];
-        snprintf(msg, sizeof(msg), "needs at least %d result files, got %zu (%s)", MIN_RUNS, nfiles,
-                 usage_line);
+    ro.files.v = files;
+    ro.files.cap = argc;
+    rc = parse(argc, argv, &ro, &o);
+    if (rc != 0) {
         free(files);
-        return bad(msg);
+        return rc < 0 ? 0 : rc;
     }
+    rc = 2;
+    nfiles = (size_t)ro.files.n;
     runs = calloc(nfiles, sizeof(*runs));
     order = malloc(nfiles * sizeof(*order));
     l.nfiles = nfiles;
@@ -685,43 +738,7 @@ int sp_regress_main(int argc, char **argv)
     if (load(files, nfiles, runs, &l) != 0) {
         goto out;
     }
-    /* stable insertion sort: runs created in the same second keep the command line's order */
-    for (size_t k = 0; k < nfiles; k++) {
-        size_t j = k;
-        order[k] = k;
-        while (by_time && j > 0 && strcmp(runs[order[j - 1]].created, runs[k].created) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = k;
-    }
-    f.metric_p = malloc((l.n + 1) * sizeof(*f.metric_p));
-    f.metric_perms = calloc(l.n + 1, sizeof(*f.metric_perms));
-    if (f.metric_p == NULL || f.metric_perms == NULL) {
-        rc = bad("out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < l.n; i++) {
-        f.metric_p[i] = NAN;
-        if (analyze_metric(&l.m[i], i, order, nfiles, &o, threshold, &f) != 0) {
-            rc = bad("out of memory");
-            goto out;
-        }
-    }
-    if (refine_at_floor(&f, &l, order, nfiles, &o, threshold) != 0) {
-        rc = bad("out of memory");
-        goto out;
-    }
-    if (fdr_over_metrics(&f, &l, o.alpha) != 0) {
-        rc = bad("out of memory");
-        goto out;
-    }
-    if (json) {
-        print_json(runs, order, nfiles, &o, threshold, by_time, &f, stdout);
-    } else {
-        print_text(runs, order, nfiles, &o, threshold, by_time, &f, stdout);
-    }
-    rc = f.nshifts > 0 ? 1 : 0;
+    rc = analyze(&ro, &o, runs, order, &l, &f);
 out:
     free(f.shifts);
     free(f.outliers);

@@ -1,6 +1,8 @@
 /* `scaleprobe coll`: the collective sweep as a workload of the shared runner. */
 #include "coll_cmd.h"
 
+#include <stddef.h>
+
 #include "coll_options.h"
 #include "runner.h"
 #include "sweep.h"
@@ -16,38 +18,14 @@ static sp_status_t coll_check_world(const void *opts, int nranks, char *err, siz
     return sp_coll_opts_check_world(opts, nranks, err, errlen);
 }
 
-static char *coll_output(void *opts)
-{
-    return ((sp_coll_opts_t *)opts)->output;
-}
-
-static int coll_force(const void *opts)
-{
-    return ((const sp_coll_opts_t *)opts)->force;
-}
-
-static int coll_backend(const void *opts)
-{
-    return ((const sp_coll_opts_t *)opts)->backend;
-}
-
-static void coll_backend_config(const void *opts, sp_backend_config_t *cfg)
+static void coll_extras(const void *opts, sp_run_extras_t *x)
 {
     const sp_coll_opts_t *o = opts;
 
-    cfg->device = (int)o->device;
-    cfg->timeout_s = o->timeout;
-    cfg->cuda_graph = o->cuda_graph;
-}
-
-static void coll_timeline_config(const void *opts, size_t *events_p, int *clock_all_p,
-                                 int *mpiio_p)
-{
-    const sp_coll_opts_t *o = opts;
-
-    *events_p = (size_t)o->timeline_events;
-    *clock_all_p = o->clock_sync;
-    *mpiio_p = o->timeline_io;
+    x->cuda_graph = o->cuda_graph;
+    x->timeline_events = (size_t)o->timeline_events;
+    x->clock_all = o->clock_sync;
+    x->timeline_mpiio = o->timeline_io;
 }
 
 static sp_status_t coll_run(sp_ctx_t *ctx, const void *opts)
@@ -59,13 +37,10 @@ static const sp_workload_t coll_workload = {
     .name = "coll",
     .table = &sp_coll_opt_table,
     .opts_size = sizeof(sp_coll_opts_t),
+    .run_opts_offset = offsetof(sp_coll_opts_t, run),
     .parse = coll_parse,
     .check_world = coll_check_world,
-    .output = coll_output,
-    .force = coll_force,
-    .backend = coll_backend,
-    .backend_config = coll_backend_config,
-    .timeline_config = coll_timeline_config,
+    .extras = coll_extras,
     .run = coll_run,
 };
 

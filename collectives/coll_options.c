@@ -60,15 +60,6 @@ static const sp_opt_def_t coll_defs[] = {
      "out-of-place, in-place or both (both columns of the table)", 0, -1, place_names, 3},
     {"no-check", 0, SP_OPT_FLAG, OFF(no_check), NULL, NULL,
      "skip data verification (#wrong shows N/A)", 0, -1, NULL, 0},
-    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "auto", "NAME",
-     "auto (nccl when every rank sees a GPU, else host), host or nccl", 0, -1, sp_backend_names,
-     SP_BACKEND_COUNT},
-    {"device", 0, SP_OPT_INT, OFF(device), "-1", "N",
-     "GPU of this rank on its node (nccl); -1: the node-local rank", -1, 1024, NULL, 0},
-    {"timeout", 0, SP_OPT_DOUBLE, OFF(timeout), "300", "SEC",
-     "bound on every wait for the device (nccl): on expiry the communicator is aborted and the "
-     "job ends",
-     0.1, 86400, NULL, 0},
     {"cuda-graph", 'G', SP_OPT_FLAG, OFF(cuda_graph), NULL, NULL,
      "capture each batch as a CUDA graph and time its replay (nccl; as nccl-tests -G)", 0, -1,
      NULL, 0},
@@ -82,10 +73,7 @@ static const sp_opt_def_t coll_defs[] = {
      "write the timeline from rank 0 in bounded batches (compressed), or by every rank in one "
      "collective MPI-IO write (parallel HDF5 builds)",
      0, -1, tlio_names, 2},
-    {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
-     "result file; default results/coll-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
-    {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
-     NULL, 0},
+    SP_RUN_OPT_ROWS(sp_coll_opts_t, run, "coll"),
 };
 
 const sp_opt_table_t sp_coll_opt_table = {

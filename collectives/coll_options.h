@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "runopts.h"
 
 #define SP_MAX_SIZES 4096 /* sweep points per (collective, type, op, root) */
 
@@ -31,15 +32,11 @@ typedef struct {
     double max_time;      /* seconds per point (each of out-of-place / in-place) */
     int place;            /* sp_place_t */
     int no_check;
-    int backend;          /* sp_backend_kind_t */
-    long device;          /* GPU index on the node; -1: from the node-local rank */
-    double timeout;       /* seconds any wait for the device may take */
     int cuda_graph;       /* time batches as captured CUDA graphs */
     long timeline_events; /* timeline capacity per rank; 0: no timeline */
     int clock_sync;       /* 0: node leaders, 1: every rank */
     int timeline_io;      /* 0: rank 0 in bounded batches, 1: one collective MPI-IO write */
-    char output[SP_OPT_STRLEN];
-    int force;
+    sp_run_opts_t run;    /* -O, --force, --backend, --device, --timeout */
 } sp_coll_opts_t;
 
 extern const sp_opt_table_t sp_coll_opt_table;

@@ -12,14 +12,13 @@
 
 #include "coll_table.h"
 #include "log.h"
-#include "signals.h"
+#include "runstop.h"
 #include "timeutil.h"
 
 #define SP_MAX_BATCH 10000
 
 /* Test-only fault injection (docs/METHODOLOGY.md): the rank named here corrupts one element of
  * its output before verification, to prove that wrong data is caught and attributed. */
-#define STOP_SIGNAL 2 /* rank 0's stop decision: a signal arrived */
 
 static int corrupt_rank_from_env(void)
 {
@@ -235,26 +234,23 @@ static sp_status_t agree_point(sp_ctx_t *ctx, sp_status_t status, const sp_coll_
     return agreed;
 }
 
-/* Rank 0's stopping rule after n samples. converged_p says whether the CI target is met; with
- * fixed -n it is reported too, but does not stop the point. */
+/* Rank 0's stopping rule after n samples (runstop.h). converged_p says whether the CI target is
+ * met; with fixed -n it is reported too, but does not stop the point. */
 static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
                        double elapsed_s, double epsilon, int *converged_p)
 {
-    sp_summary_t s;
-    int fixed = opts->iters > 0;
+    const sp_stop_rule_t rule = {
+        .fixed = (size_t)opts->iters,
+        .min_samples = (size_t)opts->min_samples,
+        .max_samples = (size_t)opts->max_samples,
+        .max_time_s = opts->max_time,
+        .epsilon = epsilon,
+    };
 
-    *converged_p = 0;
-    if (fixed ? n >= (size_t)opts->iters : n >= (size_t)opts->min_samples) {
-        for (size_t i = 0; i < n; i++) {
-            p->scratch[i] = p->samples[i].time_us;
-        }
-        sp_stats_summarize(p->scratch, n, p->scratch, &s);
-        *converged_p = sp_stats_converged(&s, fixed ? 1 : (size_t)opts->min_samples, epsilon);
+    for (size_t i = 0; i < n; i++) {
+        p->scratch[i] = p->samples[i].time_us;
     }
-    if (fixed) {
-        return n >= (size_t)opts->iters;
-    }
-    return *converged_p || n >= (size_t)opts->max_samples || elapsed_s >= opts->max_time;
+    return sp_stop_rule_check(&rule, p->scratch, n, elapsed_s, p->scratch, converged_p);
 }
 
 /* One point being measured on this rank. */
@@ -402,11 +398,10 @@ static sp_status_t sample(point_run_t *pr)
             stop = should_stop(opts, p, n, (double)(sp_time_ns() - t_start) * 1e-9, epsilon,
                                &pr->converged);
             stop = stop || n >= bufs->max_samples;
-            stop = sp_signal_pending() ? STOP_SIGNAL : stop;
         }
-        MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
-        if (stop == STOP_SIGNAL) {
-            return SP_ERR_INTERRUPTED; /* the point is abandoned, nothing of it is written */
+        status = sp_runstop_agree(ctx->world, SP_OK, SP_RUNSTOP_RANK0, stop, &stop);
+        if (status != SP_OK) {
+            return status; /* a signal: the point is abandoned, nothing of it is written */
         }
     }
     pr->n = n;
@@ -620,12 +615,8 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
              (unsigned long long)sp_coll_size_bytes(args), sp_dtype_name(args->dtype),
              coll->has_redop ? sp_redop_name(args->redop) : "", args->in_place ? " in-place" : "");
     /* a signal anywhere stops the sweep before the next point (the ranks agree) */
-    {
-        int mine = sp_signal_pending(), any = 0;
-        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ctx->world);
-        if (any) {
-            return SP_ERR_INTERRUPTED;
-        }
+    if (sp_runstop_signal(ctx->world) != 0) {
+        return SP_ERR_INTERRUPTED;
     }
     ctx->backend.ops->range_push(ctx->backend.state, name);
     status = sp_sweep_measure(ctx, opts, coll, args, bufs);

@@ -46,17 +46,7 @@ static const sp_opt_def_t node_defs[] = {
      "burn: one throughput row per rank and one result check per SEC", 0.01, 3600, NULL, 0},
     {"no-baseline", 0, SP_OPT_FLAG, OFF(no_baseline), NULL, NULL,
      "skip the measurements (with --burn: burn only)", 0, -1, NULL, 0},
-    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "auto", "NAME",
-     "auto (nccl when every rank sees a GPU, else host), host or nccl", 0, -1, sp_backend_names,
-     SP_BACKEND_COUNT},
-    {"device", 0, SP_OPT_INT, OFF(device), "-1", "N",
-     "GPU of this rank on its node (nccl); -1: the node-local rank", -1, 1024, NULL, 0},
-    {"timeout", 0, SP_OPT_DOUBLE, OFF(timeout), "300", "SEC",
-     "bound on every wait (the watchdog ends the job after it)", 0.1, 86400, NULL, 0},
-    {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
-     "result file; default results/node-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
-    {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
-     NULL, 0},
+    SP_RUN_OPT_ROWS(sp_node_opts_t, run, "node"),
 };
 
 const sp_opt_table_t sp_node_opt_table = {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "runopts.h"
 
 typedef struct {
     long mem_mib;          /* host triad: MiB per array */
@@ -23,11 +24,7 @@ typedef struct {
     double burn;           /* seconds of sustained GEMM after the measurements; 0: none */
     double burn_interval;  /* seconds per /node/burn row */
     int no_baseline;       /* skip the measurements (burn only) */
-    int backend;           /* sp_backend_kind_t */
-    long device;
-    double timeout;
-    char output[SP_OPT_STRLEN];
-    int force;
+    sp_run_opts_t run;     /* -O, --force, --backend, --device, --timeout */
 } sp_node_opts_t;
 
 extern const sp_opt_table_t sp_node_opt_table;

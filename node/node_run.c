@@ -3,6 +3,7 @@
  * samples, writes /node and names the ranks and nodes below the cohort; then the optional burn.
  * docs/METHODOLOGY.md ("Node baselines") states every rule used here. */
 #include "node_cmd.h"
+#include "node_run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,9 +13,9 @@
 
 #include "dtype.h"
 #include "log.h"
-#include "node_dev.h"
 #include "node_outliers.h"
 #include "node_result.h"
+#include "runstop.h"
 #include "signals.h"
 #include "stats.h"
 #include "timeutil.h"
@@ -23,33 +24,6 @@
 #define GPU_GEMM_N 8192
 #define MAX_RANK_LINES 64 /* per-rank table lines; above, a summary line */
 
-typedef struct {
-    sp_ctx_t *ctx;
-    const sp_node_opts_t *o;
-    void *host;           /* sp_node_host_ops state */
-    void *gpu;            /* sp_node_gpu_ops state; NULL on the host backend */
-    sp_node_dev_cfg_t cfg;
-    int slow_rank;        /* SCALEPROBE_TEST_SLOW=RANK:FACTOR, -1: none */
-    double slow_factor;
-    int corrupt_rank;     /* SCALEPROBE_TEST_CORRUPT=RANK[:always], -1: none */
-    int corrupt_always;   /* ":always": every result of that rank, the reference too (a
-                           * deterministic fault, which only the cross-rank check can see) */
-    size_t max_samples;
-    double *times;        /* this rank's samples (s), max_samples */
-    double *scratch;      /* max_samples doubles */
-    /* rank 0 only: every rank's samples and the tables built from them */
-    double *all_times;    /* nranks * max_samples */
-    double *all_rates;
-    double *pool;
-    double *pool_scratch;
-    sp_node_sample_t *sample_rows;
-    sp_node_row_t *rows;  /* nranks */
-    sp_node_est_t *est;   /* max(nranks, nnodes) */
-    sp_node_verdict_t *verdicts;
-    sp_node_outlier_row_t *outliers;
-    uint64_t sample_offset;
-    size_t nflagged;      /* outliers over all kinds (rank 0) */
-} node_run_t;
 
 /* ---- test-only hooks (docs/METHODOLOGY.md, "Node baselines") ---- */
 
@@ -70,7 +44,7 @@ static void test_hooks_from_env(node_run_t *nr)
 
 /* ---- devices ---- */
 
-static const sp_node_dev_ops_t *dev_for(const node_run_t *nr, sp_node_kind_t kind, void **st_p)
+const sp_node_dev_ops_t *sp__node_dev_for(const node_run_t *nr, sp_node_kind_t kind, void **st_p)
 {
     if (nr->gpu != NULL && sp_node_gpu_ops.supported(kind)) {
         *st_p = nr->gpu;
@@ -99,7 +73,7 @@ static sp_node_kind_t gemm_kind_of(int dtype)
 }
 
 /* The first selected GEMM kind: the one the burn runs. */
-static sp_node_kind_t burn_kind(const sp_node_opts_t *o)
+sp_node_kind_t sp__node_burn_kind(const sp_node_opts_t *o)
 {
     static const int order[] = {SP_DTYPE_FLOAT, SP_DTYPE_DOUBLE, SP_DTYPE_HALF,
                                 SP_DTYPE_BFLOAT16};
@@ -121,7 +95,7 @@ static size_t gemm_n(const node_run_t *nr)
 }
 
 /* Bytes counted (memory kinds) or FLOPs (GEMM) per call, and the size column. */
-static double work_of(const node_run_t *nr, sp_node_kind_t kind, uint64_t *size_p)
+double sp__node_work_of(const node_run_t *nr, sp_node_kind_t kind, uint64_t *size_p)
 {
     double n = (double)nr->cfg.gemm_n;
     size_t elems = nr->cfg.mem_bytes / sizeof(double);
@@ -145,7 +119,7 @@ static double work_of(const node_run_t *nr, sp_node_kind_t kind, uint64_t *size_
 }
 
 /* One timed call; the test slow-down stretches it inside the timed region. */
-static sp_status_t timed_call(const node_run_t *nr, const sp_node_dev_ops_t *ops, void *st,
+sp_status_t sp__node_timed_call(const node_run_t *nr, const sp_node_dev_ops_t *ops, void *st,
                               sp_node_kind_t kind, double *s_p)
 {
     uint64_t ns = 0;
@@ -162,19 +136,11 @@ static sp_status_t timed_call(const node_run_t *nr, const sp_node_dev_ops_t *ops
     return status;
 }
 
-/* Agree on status, on whether every rank is done, and on a pending signal, in one all-reduce.
- * A failed rank keeps its own status (sp_ctx_agree's rule). */
-static sp_status_t agree3(const node_run_t *nr, sp_status_t status, int *done_p)
+/* Agree on status, on whether every rank is done, and on a pending signal, in one all-reduce
+ * (runstop.h). A failed rank keeps its own status (sp_ctx_agree's rule). */
+sp_status_t sp__node_agree3(const node_run_t *nr, sp_status_t status, int *done_p)
 {
-    int in[3] = {(int)status, *done_p, -sp_signal_pending()};
-    int out[3];
-
-    MPI_Allreduce(in, out, 3, MPI_INT, MPI_MIN, nr->ctx->world);
-    *done_p = out[1];
-    if (out[0] != SP_OK) {
-        return status != SP_OK ? status : (sp_status_t)out[0];
-    }
-    return out[2] < 0 ? SP_ERR_INTERRUPTED : SP_OK;
+    return sp_runstop_agree(nr->ctx->world, status, SP_RUNSTOP_ALL, *done_p, done_p);
 }
 
 /* ---- set-up ---- */
@@ -195,7 +161,7 @@ static sp_status_t node_init(node_run_t *nr, sp_ctx_t *ctx, const sp_node_opts_t
     nr->cfg.dev_bytes = (size_t)o->dev_mib << 20;
     nr->cfg.gemm_n = gemm_n(nr);
     if (o->no_baseline) {
-        nr->cfg.kinds = 1u << burn_kind(o);
+        nr->cfg.kinds = 1u << sp__node_burn_kind(o);
     } else {
         nr->cfg.kinds = 1u << SP_NODE_TRIAD;
         if (ctx->backend.kind == SP_BACKEND_NCCL) {
@@ -338,6 +304,56 @@ static void print_kind_header(const node_run_t *nr, sp_node_kind_t kind, const s
     }
 }
 
+/* Rank 0: outliers among the nodes (the pooled samples of their ranks), appended to
+ * nr->outliers after *nout_p rows. */
+static sp_status_t find_node_outliers(node_run_t *nr, sp_node_kind_t kind, size_t n,
+                                      size_t *nout_p)
+{
+    const sp_topo_t *topo = &nr->ctx->topo;
+    size_t nranks = (size_t)nr->ctx->nranks;
+    size_t nnodes = (size_t)topo->nnodes;
+    size_t nout = *nout_p;
+    double node_cohort = NAN;
+    size_t node_flag = 0;
+    sp_status_t status;
+
+    for (size_t d = 0; d < nnodes; d++) {
+        size_t m = 0;
+        for (size_t r = 0; r < nranks; r++) {
+            if ((size_t)topo->ranks[r].node == d) {
+                memcpy(nr->pool + m, nr->all_rates + r * n, n * sizeof(double));
+                m += n;
+            }
+        }
+        sp_node_estimate(nr->pool, m, nr->pool_scratch, &nr->est[d]);
+    }
+    status = sp_node_outliers(nr->est, nnodes, nr->o->threshold, nr->pool_scratch, nr->verdicts,
+                              &node_cohort, &node_flag);
+    for (size_t d = 0; d < nnodes && status == SP_OK; d++) {
+        if (!nr->verdicts[d].flagged) {
+            continue;
+        }
+        sp_node_outlier_row_t *o = &nr->outliers[nout++];
+        memset(o, 0, sizeof(*o));
+        o->scope = SP_NODE_SCOPE_NODE;
+        o->kind = (int8_t)kind;
+        o->id = (int32_t)d;
+        for (size_t r = 0; r < nranks; r++) {
+            if ((size_t)topo->ranks[r].node == d) {
+                snprintf(o->host, sizeof(o->host), "%s", topo->ranks[r].host);
+                break;
+            }
+        }
+        o->median = nr->est[d].median;
+        o->cohort = node_cohort;
+        o->ratio = nr->verdicts[d].ratio;
+        o->ratio_lo = nr->verdicts[d].ratio_lo;
+        o->ratio_hi = nr->verdicts[d].ratio_hi;
+    }
+    *nout_p = nout;
+    return status;
+}
+
 /* Rank 0: outliers among the ranks, then among the nodes (pooled samples of their ranks). */
 static sp_status_t find_outliers(node_run_t *nr, sp_node_kind_t kind, size_t n, double *cohort_p)
 {
@@ -386,42 +402,7 @@ static sp_status_t find_outliers(node_run_t *nr, sp_node_kind_t kind, size_t n, 
     }
     /* nodes: a node slow as a whole (shared memory, a throttled board) */
     if (topo->nnodes >= 2) {
-        size_t nnodes = (size_t)topo->nnodes;
-        double node_cohort = NAN;
-        size_t node_flag = 0;
-        for (size_t d = 0; d < nnodes; d++) {
-            size_t m = 0;
-            for (size_t r = 0; r < nranks; r++) {
-                if ((size_t)topo->ranks[r].node == d) {
-                    memcpy(nr->pool + m, nr->all_rates + r * n, n * sizeof(double));
-                    m += n;
-                }
-            }
-            sp_node_estimate(nr->pool, m, nr->pool_scratch, &nr->est[d]);
-        }
-        status = sp_node_outliers(nr->est, nnodes, nr->o->threshold, nr->pool_scratch,
-                                  nr->verdicts, &node_cohort, &node_flag);
-        for (size_t d = 0; d < nnodes && status == SP_OK; d++) {
-            if (!nr->verdicts[d].flagged) {
-                continue;
-            }
-            sp_node_outlier_row_t *o = &nr->outliers[nout++];
-            memset(o, 0, sizeof(*o));
-            o->scope = SP_NODE_SCOPE_NODE;
-            o->kind = (int8_t)kind;
-            o->id = (int32_t)d;
-            for (size_t r = 0; r < nranks; r++) {
-                if ((size_t)topo->ranks[r].node == d) {
-                    snprintf(o->host, sizeof(o->host), "%s", topo->ranks[r].host);
-                    break;
-                }
-            }
-            o->median = nr->est[d].median;
-            o->cohort = node_cohort;
-            o->ratio = nr->verdicts[d].ratio;
-            o->ratio_lo = nr->verdicts[d].ratio_lo;
-            o->ratio_hi = nr->verdicts[d].ratio_hi;
-        }
+        status = find_node_outliers(nr, kind, n, &nout);
     }
     if (status == SP_OK && nout > 0) {
         status = sp_node_result_outliers(ctx->result, nr->outliers, nout);
@@ -508,38 +489,31 @@ static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double
     return status;
 }
 
-/* This rank's stopping rule after n samples of kind. */
+/* This rank's stopping rule after n samples of kind (runstop.h), on its rates. */
 static int rank_done(const node_run_t *nr, size_t n, double work, double elapsed_s)
 {
     const sp_node_opts_t *o = nr->o;
-    sp_summary_t s;
+    const sp_stop_rule_t rule = {
+        .fixed = (size_t)o->iters,
+        .min_samples = (size_t)o->min_samples,
+        .max_samples = nr->max_samples,
+        .max_time_s = o->max_time,
+        .epsilon = o->epsilon,
+    };
 
-    if (n >= nr->max_samples) {
-        return 1;
-    }
-    if (o->iters > 0) {
-        return n >= (size_t)o->iters;
-    }
-    if (elapsed_s >= o->max_time) {
-        return 1;
-    }
-    if (n < (size_t)o->min_samples) {
-        return 0;
-    }
     for (size_t i = 0; i < n; i++) {
         nr->scratch[i] = work / nr->times[i];
     }
-    sp_stats_summarize(nr->scratch, n, nr->scratch, &s);
-    return sp_stats_converged(&s, (size_t)o->min_samples, o->epsilon);
+    return sp_stop_rule_check(&rule, nr->scratch, n, elapsed_s, nr->scratch, NULL);
 }
 
 static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
 {
     sp_ctx_t *ctx = nr->ctx;
     void *st = NULL;
-    const sp_node_dev_ops_t *ops = dev_for(nr, kind, &st);
+    const sp_node_dev_ops_t *ops = sp__node_dev_for(nr, kind, &st);
     uint64_t size = 0;
-    double work = work_of(nr, kind, &size);
+    double work = sp__node_work_of(nr, kind, &size);
     double s = 0.0;
     uint64_t t_start;
     size_t n = 0;
@@ -548,9 +522,9 @@ static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
 
     for (long i = 0; i < nr->o->warmup && status == SP_OK && !sp_signal_pending(); i++) {
         sp_watchdog_beat(ctx->watchdog, "node %s: warm-up %ld", sp_node_kind_names[kind], i + 1);
-        status = timed_call(nr, ops, st, kind, &s);
+        status = sp__node_timed_call(nr, ops, st, kind, &s);
     }
-    status = agree3(nr, status, &done);
+    status = sp__node_agree3(nr, status, &done);
     if (status != SP_OK) {
         return status;
     }
@@ -558,11 +532,11 @@ static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
     while (!done) {
         sp_watchdog_beat(ctx->watchdog, "node %s: sample %zu", sp_node_kind_names[kind], n + 1);
         MPI_Barrier(ctx->world);
-        status = timed_call(nr, ops, st, kind, &nr->times[n]);
+        status = sp__node_timed_call(nr, ops, st, kind, &nr->times[n]);
         /* outside the timed region from here on */
         n += status == SP_OK ? 1 : 0;
         done = status != SP_OK || rank_done(nr, n, work, (double)(sp_time_ns() - t_start) * 1e-9);
-        status = agree3(nr, status, &done);
+        status = sp__node_agree3(nr, status, &done);
         if (status != SP_OK) {
             return status;
         }
@@ -576,237 +550,6 @@ static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)
     return sp_ctx_agree(ctx, status);
 }
 
-/* ---- burn ---- */
-
-static uint64_t count_wrong(const unsigned char *a, const unsigned char *b, size_t bytes,
-                            size_t esize)
-{
-    uint64_t wrong = 0;
-
-    for (size_t i = 0; i < bytes; i += esize) {
-        wrong += memcmp(a + i, b + i, esize) != 0;
-    }
-    return wrong;
-}
-
-/* Rank 0: one interval's rows written, one line printed, wrong results named. */
-static sp_status_t burn_publish(node_run_t *nr, const sp_node_burn_row_t *rows,
-                                uint64_t *wrong_total_p)
-{
-    sp_ctx_t *ctx = nr->ctx;
-    size_t nranks = (size_t)ctx->nranks;
-    sp_status_t status = sp_node_result_burn(ctx->result, rows, nranks);
-    int slowest = 0;
-
-    for (size_t r = 0; r < nranks; r++) {
-        nr->pool[r] = rows[r].rate;
-        if (rows[r].rate < rows[slowest].rate) {
-            slowest = (int)r;
-        }
-        if (rows[r].wrong > 0) {
-            fprintf(stdout,
-                    "# WRONG RESULT: rank %zu (%s) at t=%.2f s (interval %d): %llu element(s) of "
-                    "the GEMM differ from the reference\n",
-                    r, ctx->topo.ranks[r].host, rows[r].t_s, rows[r].interval,
-                    (unsigned long long)rows[r].wrong);
-            *wrong_total_p += rows[r].wrong;
-        }
-    }
-    fprintf(stdout, "  burn %4d  t=%7.2f s  median %10.3f GFLOP/s  slowest rank %d (%s) %10.3f\n",
-            rows[0].interval, rows[0].t_s, sp_stats_median(nr->pool, nranks, nr->pool_scratch),
-            slowest, ctx->topo.ranks[slowest].host, rows[slowest].rate);
-    fflush(stdout);
-    return status;
-}
-
-/* FNV-1a over a result's bytes. */
-static uint64_t result_hash(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ p[i]) * 1099511628211ull;
-    }
-    return h;
-}
-
-/* A device that is wrong from its first GEMM on matches its own reference forever. Every rank
- * computes the same GEMM of the same inputs, so ranks with the same device (name, from the node
- * map) and a deterministic BLAS give the same bits: rank 0 gathers a hash of every reference and
- * names the ranks whose hash differs from a strict majority of their device group. Returns how
- * many ranks differ (rank 0; 0 elsewhere). Outside any timed region. */
-static uint64_t check_references(node_run_t *nr, const unsigned char *ref, size_t bytes)
-{
-    sp_ctx_t *ctx = nr->ctx;
-    uint64_t mine = result_hash(ref, bytes), *all = NULL, bad = 0;
-    size_t n = (size_t)ctx->nranks, len = 0;
-    char list[512] = "";
-
-    if (ctx->rank == 0) {
-        all = calloc(n, sizeof(*all));
-    }
-    /* without room rank 0 still takes part, into its own value, and checks nothing */
-    MPI_Gather(&mine, 1, MPI_UINT64_T, all != NULL ? (void *)all : (void *)&mine, 1,
-               MPI_UINT64_T, 0, ctx->world);
-    for (size_t r = 0; all != NULL && r < n; r++) {
-        size_t group = 0, same = 0, best = 0;
-        uint64_t major = 0;
-        /* the majority hash of r's device group: O(n^2) in the worst case, once per burn */
-        for (size_t a = 0; a < n; a++) {
-            size_t c = 0;
-            if (strcmp(ctx->topo.ranks[a].device, ctx->topo.ranks[r].device) != 0) {
-                continue;
-            }
-            group++;
-            for (size_t b = 0; b < n; b++) {
-                c += all[b] == all[a] &&
-                     strcmp(ctx->topo.ranks[b].device, ctx->topo.ranks[r].device) == 0;
-            }
-            if (c > best) {
-                best = c;
-                major = all[a];
-            }
-        }
-        same = all[r] == major ? best : 0;
-        if (2 * best > group && same == 0) {
-            fprintf(stdout,
-                    "# WRONG RESULT: rank %zu (%s): its reference GEMM differs from that of %zu "
-                    "of the %zu ranks with device '%s' (same inputs: a deterministic fault, or "
-                    "another CPU or BLAS kernel)\n",
-                    r, ctx->topo.ranks[r].host, best, group, ctx->topo.ranks[r].device);
-            if (len < sizeof(list)) {
-                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%zu", bad ? "," : "",
-                                        r);
-            }
-            bad++;
-        }
-    }
-    if (bad > 0 && ctx->result != NULL) {
-        sp_node_result_attr(ctx->result, "burn_reference_differs", list);
-    }
-    fflush(stdout);
-    free(all);
-    return bad;
-}
-
-static sp_status_t burn(node_run_t *nr)
-{
-    sp_ctx_t *ctx = nr->ctx;
-    const sp_node_opts_t *o = nr->o;
-    sp_node_kind_t kind = burn_kind(o);
-    void *st = NULL;
-    const sp_node_dev_ops_t *ops = dev_for(nr, kind, &st);
-    size_t bytes = ops->result_bytes(st, kind);
-    size_t esize = bytes / (nr->cfg.gemm_n * nr->cfg.gemm_n);
-    uint64_t size = 0;
-    double flops = work_of(nr, kind, &size);
-    long nintervals = (long)ceil(o->burn / o->burn_interval - 1e-9);
-    unsigned char *ref = malloc(bytes > 0 ? bytes : 1);
-    unsigned char *cur = malloc(bytes > 0 ? bytes : 1);
-    sp_node_burn_row_t *all = ctx->rank == 0 ? calloc((size_t)ctx->nranks, sizeof(*all)) : NULL;
-    uint64_t wrong_total = 0;
-    int corrupted = 0;
-    int done = 0;
-    uint64_t start;
-    double s = 0.0;
-    sp_status_t status = ref != NULL && cur != NULL && (ctx->rank != 0 || all != NULL)
-                             ? SP_OK
-                             : SP_ERR_NOMEM;
-
-    /* the reference: the first GEMM's result; the inputs never change, so every later result
-     * of a deterministic GEMM must equal it bit for bit */
-    sp_watchdog_beat(ctx->watchdog, "node burn: reference GEMM");
-    if (status == SP_OK) {
-        status = timed_call(nr, ops, st, kind, &s);
-    }
-    if (status == SP_OK) {
-        status = ops->result(st, kind, ref);
-    }
-    if (status == SP_OK && ctx->rank == nr->corrupt_rank && nr->corrupt_always) {
-        ref[0] ^= 1u;
-    }
-    status = agree3(nr, status, &done);
-    if (status == SP_OK) {
-        wrong_total += check_references(nr, ref, bytes);
-    }
-    if (status == SP_OK && ctx->rank == 0) {
-        char v[160];
-        snprintf(v, sizeof(v), "%s n %zu, %g s in intervals of %g s, one check per interval",
-                 sp_node_kind_names[kind], nr->cfg.gemm_n, o->burn, o->burn_interval);
-        status = sp_node_result_attr(ctx->result, "burn", v);
-        if (status == SP_OK) {
-            status = sp_node_result_attr(ctx->result, "burn_check",
-                                         "exact: every element's bits equal the first GEMM's");
-        }
-        fprintf(stdout, "#\n# burn: %s\n", v);
-        fflush(stdout);
-    }
-    status = sp_ctx_agree(ctx, status);
-    MPI_Barrier(ctx->world);
-    start = sp_time_ns();
-    for (long iv = 0; iv < nintervals && status == SP_OK; iv++) {
-        double end_s = (double)(iv + 1) * o->burn_interval;
-        uint64_t deadline = start + (uint64_t)((end_s < o->burn ? end_s : o->burn) * 1e9);
-        sp_node_burn_row_t row;
-        double gemm_s = 0.0;
-
-        memset(&row, 0, sizeof(row));
-        row.interval = (int32_t)iv;
-        row.rank = ctx->rank;
-        row.node = ctx->topo.node;
-        /* a beat per GEMM (outside its timed region): an interval may be longer than
-         * --timeout; a signal ends the interval early, and agree3 below stops every rank */
-        do {
-            sp_watchdog_beat(ctx->watchdog, "node burn: interval %ld, GEMM %u", iv,
-                             row.gemms + 1);
-            status = timed_call(nr, ops, st, kind, &s);
-            gemm_s += s;
-            row.gemms++;
-        } while (status == SP_OK && sp_time_ns() < deadline && !sp_signal_pending());
-        if (status == SP_OK) {
-            status = ops->result(st, kind, cur);
-        }
-        if (status == SP_OK) {
-            if (ctx->rank == nr->corrupt_rank && nr->corrupt_always) {
-                cur[0] ^= 1u; /* wrong the same way as its reference: no check sees it */
-            } else if (ctx->rank == nr->corrupt_rank && !corrupted) {
-                cur[0] ^= 1u; /* the lowest bit of the first element: caught as well */
-                corrupted = 1;
-            }
-            row.checks = 1;
-            row.wrong = count_wrong(ref, cur, bytes, esize > 0 ? esize : 1);
-        }
-        row.t_s = (double)(sp_time_ns() - start) * 1e-9;
-        row.rate = gemm_s > 0.0 ? flops * row.gemms / gemm_s * 1e-9 : NAN;
-        done = 0;
-        status = agree3(nr, status, &done);
-        if (status != SP_OK) {
-            break;
-        }
-        MPI_Gather(&row, (int)sizeof(row), MPI_BYTE, all, (int)sizeof(row), MPI_BYTE, 0,
-                   ctx->world);
-        if (ctx->rank == 0) {
-            status = burn_publish(nr, all, &wrong_total);
-        }
-        status = sp_ctx_agree(ctx, status);
-    }
-    if (status == SP_OK && ctx->rank == 0) {
-        fprintf(stdout, "# burn: %s\n",
-                wrong_total > 0 ? "WRONG RESULTS found (rows of /node/burn with wrong > 0, ranks in "
-                                  "/node attribute burn_reference_differs)"
-                                : "every check matched the reference");
-        fflush(stdout);
-    }
-    MPI_Bcast(&wrong_total, 1, MPI_UINT64_T, 0, ctx->world);
-    free(all);
-    free(cur);
-    free(ref);
-    if (status == SP_OK && wrong_total > 0) {
-        status = SP_ERR_WRONG_DATA;
-    }
-    return status;
-}
-
 sp_status_t sp_node_run(sp_ctx_t *ctx, const sp_node_opts_t *opts)
 {
     node_run_t nr;
@@ -818,7 +561,7 @@ sp_status_t sp_node_run(sp_ctx_t *ctx, const sp_node_opts_t *opts)
     status = sp_ctx_agree(ctx, status);
     for (int k = 0; k < SP_NODE_KIND_COUNT && status == SP_OK && !opts->no_baseline; k++) {
         void *st = NULL;
-        if (!(nr.cfg.kinds & (1u << k)) || dev_for(&nr, (sp_node_kind_t)k, &st) == NULL) {
+        if (!(nr.cfg.kinds & (1u << k)) || sp__node_dev_for(&nr, (sp_node_kind_t)k, &st) == NULL) {
             continue;
         }
         status = measure_kind(&nr, (sp_node_kind_t)k);
@@ -829,7 +572,7 @@ sp_status_t sp_node_run(sp_ctx_t *ctx, const sp_node_opts_t *opts)
         fflush(stdout);
     }
     if (status == SP_OK && opts->burn > 0.0) {
-        status = burn(&nr);
+        status = sp__node_burn(&nr);
     }
     node_cleanup(&nr);
     return status;

@@ -15,7 +15,7 @@
 #include "proxy_options.h"
 #include "proxy_result.h"
 #include "runner.h"
-#include "signals.h"
+#include "runstop.h"
 #include "stats.h"
 #include "timeutil.h"
 
@@ -28,38 +28,6 @@ static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int
 static sp_status_t proxy_check_world(const void *opts, int nranks, char *err, size_t errlen)
 {
     return sp_proxy_opts_check_world(opts, nranks, err, errlen);
-}
-
-static char *proxy_output(void *opts)
-{
-    return ((sp_proxy_opts_t *)opts)->output;
-}
-
-static int proxy_force(const void *opts)
-{
-    return ((const sp_proxy_opts_t *)opts)->force;
-}
-
-static int proxy_backend(const void *opts)
-{
-    return ((const sp_proxy_opts_t *)opts)->backend;
-}
-
-static void proxy_backend_config(const void *opts, sp_backend_config_t *cfg)
-{
-    cfg->device = -1;
-    cfg->timeout_s = ((const sp_proxy_opts_t *)opts)->timeout;
-    cfg->cuda_graph = 0;
-}
-
-static void proxy_timeline_config(const void *opts, size_t *events_p, int *clock_all_p,
-                                  int *mpiio_p)
-{
-    (void)opts;
-    /* sized by proxy_run once the program is known: every task of every measured step */
-    *events_p = 1;
-    *clock_all_p = 0;
-    *mpiio_p = 0;
 }
 
 typedef struct {
@@ -128,48 +96,35 @@ static void free_comms(proxy_run_t *r)
     }
 }
 
-/* Measured steps so far converged (rank 0 decides from rank 0's step times; broadcast): 1 stop,
- * 0 go on, STOP_SIGNAL a signal arrived at rank 0. */
-#define STOP_SIGNAL 2
-/* 1 when any rank got SIGTERM or SIGINT. Collective. */
-static int signal_any(sp_ctx_t *ctx)
+/* Whether the measured steps stop after done steps: the stop rule on rank 0's step times,
+ * decided by rank 0 and agreed with a signal on any rank (SP_ERR_INTERRUPTED). Collective. */
+static sp_status_t should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_t *r,
+                               long done, double t0, int *stop_p)
 {
-    int mine = sp_signal_pending(), any = 0;
-
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ctx->world);
-    return any != 0;
-}
-
-static int should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const proxy_run_t *r, long done,
-                       double t0)
-{
+    const sp_stop_rule_t rule = {
+        .fixed = (size_t)o->steps,
+        .min_samples = (size_t)o->min_steps,
+        .max_samples = (size_t)r->max_steps,
+        .max_time_s = o->max_time,
+        .epsilon = o->epsilon,
+    };
+    sp_status_t st = SP_OK;
     int stop = 0;
 
-    if (signal_any(ctx)) {
-        return STOP_SIGNAL;
-    }
     if (ctx->rank == 0) {
-        if (o->steps > 0) {
-            stop = done >= o->steps;
+        double *x = malloc((size_t)(done > 0 ? done : 1) * 2 * sizeof(*x));
+        if (x == NULL) {
+            st = SP_ERR_NOMEM;
         } else {
-            double *x = malloc((size_t)(done > 0 ? done : 1) * sizeof(*x));
-            sp_summary_t s;
-            if (x == NULL) {
-                stop = 1;
-            } else {
-                for (long i = 0; i < done; i++) {
-                    x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
-                }
-                sp_stats_summarize(x, (size_t)done, x, &s);
-                stop = done >= r->max_steps ||
-                       sp_stats_converged(&s, (size_t)o->min_steps, o->epsilon) ||
-                       (sp_time_ns() - t0) / 1e9 > o->max_time;
-                free(x);
+            for (long i = 0; i < done; i++) {
+                x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
             }
+            stop = sp_stop_rule_check(&rule, x, (size_t)done, (sp_time_ns() - t0) / 1e9,
+                                      x + (done > 0 ? done : 1), NULL);
+            free(x);
         }
     }
-    MPI_Bcast(&stop, 1, MPI_INT, 0, ctx->world);
-    return stop;
+    return sp_runstop_agree(ctx->world, st, SP_RUNSTOP_RANK0, stop, stop_p);
 }
 
 /* Test-only straggler (SCALEPROBE_TEST_DELAY="RANK:US", as the sweep's): that rank sleeps US
@@ -195,17 +150,17 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
     long done = 0;
 
     for (long i = 0; i < o->warmup_steps && st == SP_OK; i++) {
-        if (signal_any(ctx)) {
+        if (sp_runstop_signal(ctx->world) != 0) {
             return SP_ERR_INTERRUPTED;
         }
         sp_watchdog_beat(ctx->watchdog, "proxy warm-up step %ld", i + 1);
         st = sp_engine_step(r->eng, -1, &mine);
     }
     t0 = sp_time_ns();
-    for (;;) {
-        int stop = st == SP_OK ? should_stop(ctx, o, r, done, t0) : 1;
-        if (stop) {
-            st = stop == STOP_SIGNAL ? SP_ERR_INTERRUPTED : st;
+    while (st == SP_OK) {
+        int stop = 0;
+        st = should_stop(ctx, o, r, done, t0, &stop);
+        if (st != SP_OK || stop) {
             break;
         }
         sp_proxy_rank_row_t *at =
@@ -307,13 +262,10 @@ static const sp_workload_t proxy_workload = {
     .name = "proxy",
     .table = &sp_proxy_opt_table,
     .opts_size = sizeof(sp_proxy_opts_t),
+    .run_opts_offset = offsetof(sp_proxy_opts_t, run),
     .parse = proxy_parse,
     .check_world = proxy_check_world,
-    .output = proxy_output,
-    .force = proxy_force,
-    .backend = proxy_backend,
-    .backend_config = proxy_backend_config,
-    .timeline_config = proxy_timeline_config,
+    .extras = NULL, /* the timeline is sized by proxy_run once the program is known */
     .run = proxy_run,
 };
 

@@ -74,16 +74,7 @@ static const sp_opt_def_t proxy_defs[] = {
      "stop measuring after this time even if the CI is wider", 0, 1e7, NULL, 0},
     {"warmup-steps", 'w', SP_OPT_INT, OFF(warmup_steps), "1", "N", "steps run before measuring", 0,
      1e6, NULL, 0},
-    {"backend", 0, SP_OPT_CHOICE, OFF(backend), "auto", "NAME",
-     "auto (nccl where every rank has a GPU, else host), host (MPI on host streams) or nccl "
-     "(NCCL and a spin kernel on CUDA streams)",
-     0, -1, sp_backend_names, SP_BACKEND_COUNT},
-    {"timeout", 0, SP_OPT_DOUBLE, OFF(timeout), "300", "SEC", "bound on every wait for the device",
-     1e-3, 1e7, NULL, 0},
-    {"output", 'O', SP_OPT_STRING, OFF(output), "", "PATH",
-     "result file; default results/proxy-<UTC time>-<pid or job id>.h5", 0, -1, NULL, 0},
-    {"force", 0, SP_OPT_FLAG, OFF(force), NULL, NULL, "overwrite an existing result file", 0, -1,
-     NULL, 0},
+    SP_RUN_OPT_ROWS(sp_proxy_opts_t, run, "proxy"),
 };
 
 const sp_opt_table_t sp_proxy_opt_table = {

@@ -10,6 +10,7 @@
 #include "program.h"
 #include "proxy_result.h"
 #include "options.h"
+#include "runopts.h"
 
 typedef struct {
     char model[SP_OPT_STRLEN]; /* preset name */
@@ -39,10 +40,7 @@ typedef struct {
     long max_steps;
     double max_time;
     long warmup_steps;
-    int backend; /* sp_backend_kind_t */
-    double timeout;
-    char output[SP_OPT_STRLEN];
-    int force;
+    sp_run_opts_t run; /* -O, --force, --backend, --device, --timeout */
 } sp_proxy_opts_t;
 
 extern const sp_opt_table_t sp_proxy_opt_table;

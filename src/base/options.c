@@ -1,5 +1,5 @@
 /* Generic option parser over a table of sp_opt_def_t. Accepts -x VALUE, -xVALUE, --name VALUE
- * and --name=VALUE; a flag takes no value. */
+ * and --name=VALUE; a flag takes no value; positional arguments go to the SP_OPT_ARGS row. */
 #include "options.h"
 
 #include <errno.h>
@@ -102,6 +102,38 @@ static int in_range(const sp_opt_def_t *d, double v)
     return d->min > d->max || (v >= d->min && v <= d->max);
 }
 
+/* SP_OPT_SET: "all" or a comma list of names. */
+static sp_status_t set_mask(const sp_opt_def_t *d, void *opts, const char *value, char *err,
+                            size_t errlen)
+{
+    uint32_t mask = 0;
+    const char *p = value;
+    char names[512];
+
+    if (strcmp(value, "all") == 0) {
+        *(uint32_t *)FIELD(opts, d) = (uint32_t)((1ull << d->nnames) - 1);
+        return SP_OK;
+    }
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int i = find_name(d, p, len);
+        if (i < 0) {
+            list_names(d, names, sizeof(names));
+            snprintf(err, errlen, "--%s: unknown value '%.*s' (all, or a comma list of: %s)",
+                     d->long_name, (int)len, p, names);
+            return SP_ERR_INVALID;
+        }
+        mask |= 1u << i;
+        if (comma == NULL) {
+            break;
+        }
+        p = comma + 1;
+    }
+    *(uint32_t *)FIELD(opts, d) = mask;
+    return SP_OK;
+}
+
 static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *value, char *err,
                              size_t errlen)
 {
@@ -178,32 +210,11 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
         *(int *)FIELD(opts, d) = i;
         return SP_OK;
     }
-    case SP_OPT_SET: {
-        uint32_t mask = 0;
-        const char *p = value;
-        if (strcmp(value, "all") == 0) {
-            *(uint32_t *)FIELD(opts, d) = (uint32_t)((1ull << d->nnames) - 1);
-            return SP_OK;
-        }
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            int i = find_name(d, p, len);
-            if (i < 0) {
-                list_names(d, names, sizeof(names));
-                snprintf(err, errlen, "--%s: unknown value '%.*s' (all, or a comma list of: %s)",
-                         d->long_name, (int)len, p, names);
-                return SP_ERR_INVALID;
-            }
-            mask |= 1u << i;
-            if (comma == NULL) {
-                break;
-            }
-            p = comma + 1;
-        }
-        *(uint32_t *)FIELD(opts, d) = mask;
-        return SP_OK;
-    }
+    case SP_OPT_SET:
+        return set_mask(d, opts, value, err, errlen);
+    case SP_OPT_ARGS:
+    case SP_OPT_MARK:
+        break; /* positional and marks are set by the parser itself */
     }
     snprintf(err, errlen, "--%s: internal error: unknown option kind", d->long_name);
     return SP_ERR_INVALID;
@@ -215,7 +226,8 @@ sp_status_t sp_opts_defaults(const sp_opt_table_t *table, void *opts, char *err,
         const sp_opt_def_t *d = &table->defs[i];
         sp_status_t status;
 
-        if (d->kind == SP_OPT_FLAG || d->default_value == NULL) {
+        if (d->kind == SP_OPT_FLAG || d->kind == SP_OPT_MARK || d->kind == SP_OPT_ARGS ||
+            d->default_value == NULL) {
             continue;
         }
         status = set_value(d, opts, d->default_value, err, errlen);
@@ -226,10 +238,16 @@ sp_status_t sp_opts_defaults(const sp_opt_table_t *table, void *opts, char *err,
     return SP_OK;
 }
 
+/* Rows named on the command line; the positional row has no name there. */
+static int is_named(const sp_opt_def_t *d)
+{
+    return d->kind != SP_OPT_ARGS;
+}
+
 static const sp_opt_def_t *find_long(const sp_opt_table_t *table, const char *name, size_t len)
 {
     for (int i = 0; i < table->ndefs; i++) {
-        if (strlen(table->defs[i].long_name) == len &&
+        if (is_named(&table->defs[i]) && strlen(table->defs[i].long_name) == len &&
             strncmp(table->defs[i].long_name, name, len) == 0) {
             return &table->defs[i];
         }
@@ -240,78 +258,151 @@ static const sp_opt_def_t *find_long(const sp_opt_table_t *table, const char *na
 static const sp_opt_def_t *find_short(const sp_opt_table_t *table, char c)
 {
     for (int i = 0; i < table->ndefs; i++) {
-        if (table->defs[i].short_name == c) {
+        if (is_named(&table->defs[i]) && table->defs[i].short_name == c) {
             return &table->defs[i];
         }
     }
     return NULL;
 }
 
+static const sp_opt_def_t *find_kind(const sp_opt_table_t *table, sp_opt_kind_t kind)
+{
+    for (int i = 0; i < table->ndefs; i++) {
+        if (table->defs[i].kind == kind) {
+            return &table->defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* One positional argument: appended to the table's SP_OPT_ARGS row, else an error. */
+static sp_status_t add_positional(const sp_opt_table_t *table, void *opts, char *arg, char *err,
+                                  size_t errlen)
+{
+    const sp_opt_def_t *d = find_kind(table, SP_OPT_ARGS);
+    sp_opt_args_t *args = d != NULL ? (sp_opt_args_t *)FIELD(opts, d) : NULL;
+
+    if (args == NULL) {
+        snprintf(err, errlen, "unexpected argument '%s' (see 'scaleprobe %s --help')", arg,
+                 table->command);
+        return SP_ERR_INVALID;
+    }
+    if (args->v == NULL || args->n >= args->cap) {
+        snprintf(err, errlen, "too many %s arguments (see 'scaleprobe %s --help')", d->metavar,
+                 table->command);
+        return SP_ERR_INVALID;
+    }
+    args->v[args->n++] = arg;
+    return SP_OK;
+}
+
+/* The number of positional arguments parsed so far (0 without a positional row). */
+static int positional_count(const sp_opt_table_t *table, const void *opts)
+{
+    const sp_opt_def_t *d = find_kind(table, SP_OPT_ARGS);
+
+    return d != NULL ? ((const sp_opt_args_t *)((const char *)opts + d->offset))->n : 0;
+}
+
+/* Which row argv[*a] names, and its value (NULL when it takes none or it is the next argument,
+ * which is consumed). shown is how the user spelled the name, for messages. */
+static sp_status_t lookup(const sp_opt_table_t *table, int argc, char **argv, int *a,
+                          const sp_opt_def_t **d_p, const char **value_p, char *shown,
+                          size_t shownlen, char *err, size_t errlen)
+{
+    const char *arg = argv[*a];
+    const sp_opt_def_t *d;
+    const char *value;
+
+    if (arg[1] == '-') {
+        const char *eq = strchr(arg + 2, '=');
+        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        d = find_long(table, arg + 2, len);
+        value = eq ? eq + 1 : NULL;
+        snprintf(shown, shownlen, "--%.*s", (int)len, arg + 2);
+    } else {
+        d = find_short(table, arg[1]);
+        value = arg[2] != '\0' ? arg + 2 : NULL;
+        snprintf(shown, shownlen, "-%c", arg[1]);
+    }
+    if (d == NULL) {
+        snprintf(err, errlen, "unknown option '%s' (see 'scaleprobe %s --help')", shown,
+                 table->command);
+        return SP_ERR_INVALID;
+    }
+    if (d->kind == SP_OPT_FLAG || d->kind == SP_OPT_MARK) {
+        if (value != NULL) {
+            snprintf(err, errlen, "%s takes no value", shown);
+            return SP_ERR_INVALID;
+        }
+    } else if (value == NULL) {
+        if (*a + 1 >= argc) {
+            snprintf(err, errlen, "%s needs a value (%s)", shown, d->metavar);
+            return SP_ERR_INVALID;
+        }
+        value = argv[++*a];
+    }
+    *d_p = d;
+    *value_p = value;
+    return SP_OK;
+}
+
+/* A mark records its place among the positional arguments; given twice is ambiguous. */
+static sp_status_t set_mark(const sp_opt_table_t *table, const sp_opt_def_t *d, void *opts,
+                            const char *shown, char *err, size_t errlen)
+{
+    int *mark = (int *)FIELD(opts, d);
+
+    if (*mark != 0) {
+        snprintf(err, errlen, "%s given twice", shown);
+        return SP_ERR_INVALID;
+    }
+    *mark = 1 + positional_count(table, opts);
+    return SP_OK;
+}
+
 sp_status_t sp_opts_parse(const sp_opt_table_t *table, int argc, char **argv, int first,
                           void *opts, int *help_p, unsigned char *seen, char *err, size_t errlen)
 {
     sp_status_t status;
+    int only_positional = 0;
 
     *help_p = 0;
     err[0] = '\0';
     status = sp_opts_defaults(table, opts, err, errlen);
-    if (status != SP_OK) {
-        return status;
-    }
     if (seen != NULL) {
         memset(seen, 0, (size_t)table->ndefs);
     }
-    for (int a = first; a < argc; a++) {
-        const char *arg = argv[a];
+    for (int a = first; a < argc && status == SP_OK; a++) {
         const sp_opt_def_t *d = NULL;
         const char *value = NULL;
         char shown[64];
 
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        if (!only_positional && strcmp(argv[a], "--") == 0 &&
+            find_kind(table, SP_OPT_ARGS) != NULL) {
+            only_positional = 1;
+            continue;
+        }
+        /* without a positional row, "--" is refused as any stray argument */
+        if (only_positional || argv[a][0] != '-' || argv[a][1] == '\0' ||
+            strcmp(argv[a], "--") == 0) {
+            status = add_positional(table, opts, argv[a], err, errlen);
+            continue;
+        }
+        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
             *help_p = 1;
             return SP_OK;
         }
-        if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
-            const char *eq = strchr(arg + 2, '=');
-            size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-            d = find_long(table, arg + 2, len);
-            value = eq ? eq + 1 : NULL;
-            snprintf(shown, sizeof(shown), "--%.*s", (int)len, arg + 2);
-        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-') {
-            d = find_short(table, arg[1]);
-            value = arg[2] != '\0' ? arg + 2 : NULL;
-            snprintf(shown, sizeof(shown), "-%c", arg[1]);
-        } else {
-            snprintf(err, errlen, "unexpected argument '%s' (see 'scaleprobe %s --help')", arg,
-                     table->command);
-            return SP_ERR_INVALID;
+        status = lookup(table, argc, argv, &a, &d, &value, shown, sizeof(shown), err, errlen);
+        if (status == SP_OK) {
+            status = d->kind == SP_OPT_MARK ? set_mark(table, d, opts, shown, err, errlen)
+                                            : set_value(d, opts, value, err, errlen);
         }
-        if (d == NULL) {
-            snprintf(err, errlen, "unknown option '%s' (see 'scaleprobe %s --help')", shown,
-                     table->command);
-            return SP_ERR_INVALID;
-        }
-        if (d->kind == SP_OPT_FLAG) {
-            if (value != NULL) {
-                snprintf(err, errlen, "%s takes no value", shown);
-                return SP_ERR_INVALID;
-            }
-        } else if (value == NULL) {
-            if (a + 1 >= argc) {
-                snprintf(err, errlen, "%s needs a value (%s)", shown, d->metavar);
-                return SP_ERR_INVALID;
-            }
-            value = argv[++a];
-        }
-        status = set_value(d, opts, value, err, errlen);
-        if (status != SP_OK) {
-            return status;
-        }
-        if (seen != NULL) {
+        if (status == SP_OK && seen != NULL) {
             seen[d - table->defs] = 1;
         }
     }
-    return SP_OK;
+    return status;
 }
 
 void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t outlen)
@@ -320,8 +411,18 @@ void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t o
 
     switch (d->kind) {
     case SP_OPT_FLAG:
+    case SP_OPT_MARK:
         snprintf(out, outlen, "%d", *(const int *)field);
         break;
+    case SP_OPT_ARGS: {
+        const sp_opt_args_t *args = (const sp_opt_args_t *)field;
+        size_t used = 0;
+        out[0] = '\0';
+        for (int i = 0; i < args->n && used < outlen; i++) {
+            used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? " " : "", args->v[i]);
+        }
+        break;
+    }
     case SP_OPT_INT:
         snprintf(out, outlen, "%ld", *(const long *)field);
         break;
@@ -356,12 +457,22 @@ void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t o
 
 void sp_opts_help(const sp_opt_table_t *table, FILE *out)
 {
-    fprintf(out, "usage: scaleprobe %s [options]\n%s\n\noptions:\n", table->command,
-            table->summary);
+    const sp_opt_def_t *pos = find_kind(table, SP_OPT_ARGS);
+
+    fprintf(out, "usage: scaleprobe %s [options]%s%s%s\n%s\n\n", table->command,
+            pos != NULL ? " " : "", pos != NULL ? pos->metavar : "",
+            pos != NULL && pos->max != 1 ? "..." : "", table->summary);
+    if (pos != NULL) {
+        fprintf(out, "arguments:\n  %-30s %s\n\n", pos->metavar, pos->help);
+    }
+    fprintf(out, "options:\n");
     for (int i = 0; i < table->ndefs; i++) {
         const sp_opt_def_t *d = &table->defs[i];
         char head[64];
 
+        if (!is_named(d)) {
+            continue;
+        }
         if (d->short_name) {
             snprintf(head, sizeof(head), "-%c, --%s%s%s", d->short_name, d->long_name,
                      d->metavar ? " " : "", d->metavar ? d->metavar : "");

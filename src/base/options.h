@@ -16,10 +16,26 @@ typedef enum {
     SP_OPT_SIZE,    /* uint64_t bytes; K/M/G suffix (1024-based), fractions allowed: 1.5K */
     SP_OPT_STRING,  /* char[SP_OPT_STRLEN] */
     SP_OPT_CHOICE,  /* int index into names[] */
-    SP_OPT_SET      /* uint32_t bit mask over names[]; comma list or "all" */
+    SP_OPT_SET,     /* uint32_t bit mask over names[]; comma list or "all" */
+    SP_OPT_ARGS,    /* sp_opt_args_t: the positional arguments in order; no option name on the
+                     * command line (long_name names the row, metavar shows in the usage line);
+                     * at most one such row per table; max 1 shows one in the usage line,
+                     * else METAVAR... (the caller checks how many it got) */
+    SP_OPT_MARK     /* int: a flag that also records where it stood among the positional
+                     * arguments: 1 + the number given before it; 0 when absent; twice is an
+                     * error (compare A1 A2 --vs B1 B2) */
 } sp_opt_kind_t;
 
 #define SP_OPT_STRLEN 1024
+
+/* The positional arguments (SP_OPT_ARGS). The caller sets v to storage of cap entries before
+ * parsing (argc entries always suffice); the parser appends pointers into argv. A lone "-" is a
+ * positional argument, and so is everything after "--". */
+typedef struct {
+    char **v;
+    int n;
+    int cap;
+} sp_opt_args_t;
 
 typedef struct {
     const char *long_name;      /* "minbytes" for --minbytes */
@@ -57,7 +73,8 @@ sp_status_t sp_opts_defaults(const sp_opt_table_t *table, void *opts, char *err,
 /* Format the value of option d in opts as it would be given on the command line. */
 void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t outlen);
 
-/* Print --help for the table. */
+/* Print --help for the table: the usage line (with the positional row's metavar), the summary,
+ * every option row, then -h. */
 void sp_opts_help(const sp_opt_table_t *table, FILE *out);
 
 /* Parse a size with an optional K/M/G suffix (1024-based), as nccl-tests does. */

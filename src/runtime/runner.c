@@ -13,6 +13,7 @@
 #include "fingerprint.h"
 #include "launch.h"
 #include "log.h"
+#include "runstop.h"
 #include "signals.h"
 #include "timeutil.h"
 
@@ -87,9 +88,9 @@ static sp_status_t check_same_options(sp_ctx_t *ctx, const sp_workload_t *w, con
 }
 
 /* Rank 0 picks the output path (default under results/) and checks it can be created. */
-static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
+static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, sp_run_opts_t *ro)
 {
-    char *out = w->output(opts);
+    char *out = ro->output;
     int status = SP_OK;
 
     if (ctx->rank == 0) {
@@ -105,7 +106,7 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, void *o
                          (long)getpid());
             }
         }
-        status = sp_result_check_path(out, w->force(opts));
+        status = sp_result_check_path(out, ro->force);
         if (status == SP_ERR_EXISTS) {
             fprintf(stderr,
                     "scaleprobe %s: error: output file %s exists; choose another -O or add "
@@ -257,7 +258,8 @@ static sp_status_t gather_fingerprint(sp_ctx_t *ctx, sp_fp_rank_t **fp_p)
     return sp_fp_gather(ctx->world, &ctx->topo, kv, n, bus, fp_p);
 }
 
-static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts)
+static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, const void *opts,
+                               const sp_run_opts_t *ro)
 {
     sp_fp_rank_t *fp = NULL;
     sp_status_t status = gather_fingerprint(ctx, &fp);
@@ -270,7 +272,7 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts
             .world_size = ctx->nranks,
             .node_count = ctx->topo.nnodes,
         };
-        status = sp_result_create(w->output(opts), w->force(opts), &info, &ctx->result);
+        status = sp_result_create(ro->output, ro->force, &info, &ctx->result);
         if (status == SP_OK) {
             status = sp_result_write_config(ctx->result, w->table, opts);
         }
@@ -286,198 +288,250 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, void *opts
     return sp_ctx_agree(ctx, status);
 }
 
-int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
-{
+/* One run of a workload: the context and everything the phases below hand on. */
+typedef struct {
     sp_ctx_t ctx;
+    const sp_workload_t *w;
+    void *opts;
+    sp_run_opts_t *ro;     /* the shared options inside opts */
+    sp_run_extras_t x;
+    int backend;           /* --backend after auto_is_host */
+    int signo;             /* the signal that interrupted the run, agreed over the ranks */
+    sp_status_t run_status;
     char err[SP_ERRLEN];
     char cmdline[4096];
-    void *opts = NULL;
-    int provided = 0;
-    int signo = 0; /* the signal that interrupted the run, agreed over the ranks */
-    int help = 0;
-    int exit_code;
-    sp_status_t status;
-    sp_status_t run_status = SP_OK;
-    int clock_all = 0;
-    int tl_mpiio = 0;
+} run_t;
 
-    memset(&ctx, 0, sizeof(ctx));
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+/* MPI with threads, the world communicator, the log identity, the command line. */
+static sp_status_t start_mpi(run_t *r, int *argc, char ***argv)
+{
+    char host[SP_HOST_LEN];
+    int provided = 0;
+
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     sp_signals_install();
-    MPI_Comm_dup(MPI_COMM_WORLD, &ctx.world);
-    MPI_Comm_rank(ctx.world, &ctx.rank);
-    MPI_Comm_size(ctx.world, &ctx.nranks);
-    {
-        char host[SP_HOST_LEN];
-        gethostname(host, sizeof(host));
-        host[sizeof(host) - 1] = '\0';
-        sp_log_set_identity(ctx.rank, host);
-    }
-    join_argv(argc, argv, cmdline, sizeof(cmdline));
-    ctx.command_line = cmdline;
+    MPI_Comm_dup(MPI_COMM_WORLD, &r->ctx.world);
+    MPI_Comm_rank(r->ctx.world, &r->ctx.rank);
+    MPI_Comm_size(r->ctx.world, &r->ctx.nranks);
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    sp_log_set_identity(r->ctx.rank, host);
+    join_argv(*argc, *argv, r->cmdline, sizeof(r->cmdline));
+    r->ctx.command_line = r->cmdline;
     if (provided < MPI_THREAD_MULTIPLE) {
         /* the watchdog and the host streams call MPI from their own threads */
-        status = SP_ERR_UNSUPPORTED;
-        bad_input(&ctx, w->name,
+        bad_input(&r->ctx, r->w->name,
                   "the MPI library does not provide MPI_THREAD_MULTIPLE (scaleprobe's watchdog "
                   "and streams call MPI from threads of their own)");
-        opts = NULL;
-        goto out_finalize;
+        return SP_ERR_UNSUPPORTED;
     }
+    return SP_OK;
+}
 
-    opts = calloc(1, w->opts_size);
-    status = opts != NULL ? SP_OK : SP_ERR_NOMEM;
-    err[0] = '\0';
+/* Options parsed and checked on every rank, the same on every rank, the output path usable.
+ * help_p: --help was shown. Collective. */
+static sp_status_t parse_options(run_t *r, int argc, char **argv, int *help_p)
+{
+    const sp_workload_t *w = r->w;
+    sp_status_t status;
+
+    r->opts = calloc(1, w->opts_size);
+    status = r->opts != NULL ? SP_OK : SP_ERR_NOMEM;
     if (status == SP_OK) {
-        status = w->parse(argc, argv, 2, opts, &help, err, sizeof(err));
+        r->ro = sp_run_opts_at(r->opts, w->run_opts_offset);
+        status = w->parse(argc, argv, 2, r->opts, help_p, r->err, sizeof(r->err));
     }
-    if (status == SP_OK && !help && w->check_world != NULL) {
-        status = w->check_world(opts, ctx.nranks, err, sizeof(err));
+    if (status == SP_OK && !*help_p && w->check_world != NULL) {
+        status = w->check_world(r->opts, r->ctx.nranks, r->err, sizeof(r->err));
     }
     /* every rank parsed the same argv, so they normally agree; agreeing anyway means a rank with
      * a different command line cannot run on alone */
-    status = sp_ctx_agree(&ctx, status);
+    status = sp_ctx_agree(&r->ctx, status);
     if (status != SP_OK) {
-        bad_input(&ctx, w->name, err[0] ? err : sp_status_str(status));
-        goto out_finalize;
+        bad_input(&r->ctx, w->name, r->err[0] ? r->err : sp_status_str(status));
+        return status;
     }
-    if (help) {
-        if (ctx.rank == 0) {
+    if (*help_p) {
+        if (r->ctx.rank == 0) {
             sp_opts_help(w->table, stdout);
         }
-        goto out_finalize;
+        return SP_OK;
     }
-    status = check_same_options(&ctx, w, opts);
-    if (status != SP_OK) {
-        goto out_finalize;
+    if (w->extras != NULL) {
+        w->extras(r->opts, &r->x);
     }
-    status = resolve_output(&ctx, w, opts);
-    if (status != SP_OK) {
-        goto out_finalize;
+    r->backend = r->ro->backend;
+    if (w->auto_is_host && r->backend == SP_BACKEND_AUTO) {
+        r->backend = SP_BACKEND_HOST;
     }
-    status = sp_agree(ctx.world, sp_topo_init(ctx.world, &ctx.topo));
-    if (status != SP_OK) {
-        goto out_topo;
+    status = check_same_options(&r->ctx, w, r->opts);
+    if (status == SP_OK) {
+        status = resolve_output(&r->ctx, w, r->ro);
     }
-    {
-        sp_backend_config_t cfg;
-        memset(&cfg, 0, sizeof(cfg));
-        w->backend_config(opts, &cfg);
-        cfg.local_rank = ctx.topo.local_rank;
-        cfg.local_size = ctx.topo.local_size;
-        /* from here on every wait is bounded by --timeout, the backend's start-up included */
-        status = sp_agree(ctx.world,
-                          sp_watchdog_start(ctx.world, cfg.timeout_s, &ctx.watchdog));
-        if (status != SP_OK) {
-            sp_watchdog_stop(ctx.watchdog);
-            ctx.watchdog = NULL;
-            snprintf(err, sizeof(err), "cannot start the watchdog thread");
-        }
-        if (status == SP_OK) {
-            sp_watchdog_beat(ctx.watchdog, "opening the backend");
-            status = sp_backend_open((sp_backend_kind_t)w->backend(opts), ctx.world, &cfg,
-                                     &ctx.backend, err, sizeof(err));
-        }
-        if (status == SP_OK && ctx.backend.kind == SP_BACKEND_NCCL) {
-            /* the nccl backend bounds its device waits by --timeout itself and reports them
-             * (exit 1); the watchdog stays behind it, for waits outside the device */
-            sp_watchdog_set_timeout(ctx.watchdog, cfg.timeout_s + SP_WATCHDOG_GRACE_S);
-        }
-        sp_watchdog_beat(ctx.watchdog, "opening the result file");
-    }
-    if (status != SP_OK) {
-        sp_watchdog_stop(ctx.watchdog);
-        ctx.watchdog = NULL;
-        if (ctx.rank == 0) {
-            fprintf(stderr, "scaleprobe %s: error: backend %s: %s\n", w->name,
-                    sp_backend_names[w->backend(opts)], err);
-        }
-        /* asking for a backend this job cannot run is bad input */
-        status = status == SP_ERR_UNSUPPORTED ? SP_ERR_INVALID : status;
-        goto out_topo;
-    }
-    {
-        char dev[SP_HOST_LEN];
-        char bus[32];
-        ctx.backend.ops->device_info(ctx.backend.state, dev, sizeof(dev), bus, sizeof(bus));
-        sp_topo_gather_devices(&ctx.topo, ctx.world, dev, bus);
-    }
-    if (ctx.rank == 0 && w->backend(opts) == SP_BACKEND_AUTO) {
-        fprintf(stderr, "scaleprobe %s: backend auto -> %s%s%s%s\n", w->name,
-                ctx.backend.ops->name, err[0] ? " (" : "", err, err[0] ? ")" : "");
-    }
-    status = open_result(&ctx, w, opts);
-    if (status != SP_OK) {
-        run_status = status; /* the file, if created, is closed as failed */
-        goto out_result;
-    }
+    return status;
+}
 
-    {
-        size_t capacity = 0;
-        w->timeline_config(opts, &capacity, &clock_all, &tl_mpiio);
-        sp_clock_init(&ctx.clock, ctx.rank);
-        status = sp_ctx_agree(&ctx, sp_timeline_init(&ctx.timeline, ctx.rank, capacity));
+/* The watchdog, then the backend (its start-up already bounded by --timeout), then every rank's
+ * device in the node map. Collective. */
+static sp_status_t open_backend(run_t *r)
+{
+    sp_ctx_t *ctx = &r->ctx;
+    sp_backend_config_t cfg;
+    sp_status_t status;
+    char dev[SP_HOST_LEN];
+    char bus[32];
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.device = (int)r->ro->device;
+    cfg.timeout_s = r->ro->timeout;
+    cfg.cuda_graph = r->x.cuda_graph;
+    cfg.local_rank = ctx->topo.local_rank;
+    cfg.local_size = ctx->topo.local_size;
+    status = sp_agree(ctx->world, sp_watchdog_start(ctx->world, cfg.timeout_s, &ctx->watchdog));
+    if (status != SP_OK) {
+        snprintf(r->err, sizeof(r->err), "cannot start the watchdog thread");
     }
     if (status == SP_OK) {
-        sp_watchdog_beat(ctx.watchdog, "clock synchronization at the start");
-        status = sp_clock_sync(&ctx.clock, &ctx.topo, ctx.world, clock_all, SP_CLOCK_PINGS, 0);
+        sp_watchdog_beat(ctx->watchdog, "opening the backend");
+        status = sp_backend_open((sp_backend_kind_t)r->backend, ctx->world, &cfg, &ctx->backend,
+                                 r->err, sizeof(r->err));
     }
     if (status != SP_OK) {
-        run_status = status;
-        goto out_result;
+        sp_watchdog_stop(ctx->watchdog);
+        ctx->watchdog = NULL;
+        if (ctx->rank == 0) {
+            fprintf(stderr, "scaleprobe %s: error: backend %s: %s\n", r->w->name,
+                    sp_backend_names[r->backend], r->err);
+        }
+        /* asking for a backend this job cannot run is bad input */
+        return status == SP_ERR_UNSUPPORTED ? SP_ERR_INVALID : status;
     }
+    if (ctx->backend.kind == SP_BACKEND_NCCL) {
+        /* the nccl backend bounds its device waits by --timeout itself and reports them
+         * (exit 1); the watchdog stays behind it, for waits outside the device */
+        sp_watchdog_set_timeout(ctx->watchdog, cfg.timeout_s + SP_WATCHDOG_GRACE_S);
+    }
+    sp_watchdog_beat(ctx->watchdog, "opening the result file");
+    ctx->backend.ops->device_info(ctx->backend.state, dev, sizeof(dev), bus, sizeof(bus));
+    sp_topo_gather_devices(&ctx->topo, ctx->world, dev, bus);
+    if (ctx->rank == 0 && r->backend == SP_BACKEND_AUTO) {
+        fprintf(stderr, "scaleprobe %s: backend auto -> %s%s%s%s\n", r->w->name,
+                ctx->backend.ops->name, r->err[0] ? " (" : "", r->err, r->err[0] ? ")" : "");
+    }
+    return SP_OK;
+}
 
-    run_status = w->run(&ctx, opts);
-    status = run_status;
-    if (run_status == SP_ERR_INTERRUPTED) {
+/* The result file, the timeline, the clock model at the start, the workload, then the end
+ * synchronization and the timeline written. Returns the run's status (also in r->run_status).
+ * Collective. */
+static sp_status_t run_workload(run_t *r)
+{
+    sp_ctx_t *ctx = &r->ctx;
+    sp_status_t status = open_result(ctx, r->w, r->opts, r->ro);
+
+    if (status == SP_OK) {
+        sp_clock_init(&ctx->clock, ctx->rank);
+        status = sp_ctx_agree(ctx,
+                              sp_timeline_init(&ctx->timeline, ctx->rank, r->x.timeline_events));
+    }
+    if (status == SP_OK) {
+        sp_watchdog_beat(ctx->watchdog, "clock synchronization at the start");
+        status = sp_clock_sync(&ctx->clock, &ctx->topo, ctx->world, r->x.clock_all,
+                               SP_CLOCK_PINGS, 0);
+    }
+    if (status != SP_OK) {
+        r->run_status = status; /* the file, if created, is closed as failed */
+        return status;
+    }
+    r->run_status = r->w->run(ctx, r->opts);
+    status = r->run_status;
+    if (r->run_status == SP_ERR_INTERRUPTED) {
         /* the signal may have reached other ranks only: every rank takes the same number */
-        int mine = sp_signal_pending();
-        MPI_Allreduce(&mine, &signo, 1, MPI_INT, MPI_MAX, ctx.world);
+        r->signo = sp_runstop_signal(ctx->world);
     }
     /* the timeline and the clock model are written after the run (the drift needs the end
      * synchronization); a failed run still writes what it recorded */
     if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
-        sp_watchdog_beat(ctx.watchdog, "clock synchronization at the end and the timeline");
-        sp_status_t tl_status = finish_timeline(&ctx, clock_all, tl_mpiio);
+        sp_watchdog_beat(ctx->watchdog, "clock synchronization at the end and the timeline");
+        sp_status_t tl_status = finish_timeline(ctx, r->x.clock_all, r->x.timeline_mpiio);
         status = status == SP_OK ? tl_status : status;
-        run_status = run_status == SP_OK ? tl_status : run_status;
+        r->run_status = r->run_status == SP_OK ? tl_status : r->run_status;
     }
+    return status;
+}
 
-out_result:
-    if (ctx.rank == 0 && ctx.result != NULL) {
-        /* wrong data is a finding, not a failure of the run: the file is complete */
-        const char *final = run_status == SP_OK || run_status == SP_ERR_WRONG_DATA ? "complete"
-                            : run_status == SP_ERR_INTERRUPTED              ? "partial"
-                                                                            : "failed";
-        if (run_status == SP_ERR_INTERRUPTED) {
-            fprintf(stderr,
-                    "scaleprobe %s: interrupted by %s: stopped at the next safe point; the result "
-                    "file keeps everything finished before (status partial)\n",
-                    w->name, sp_signal_name(signo));
-        }
-        sp_status_t close_status = sp_result_close(ctx.result, final);
-        ctx.result = NULL;
-        if (status == SP_OK) {
-            status = close_status;
-        }
-        if (close_status == SP_OK) {
-            fprintf(stdout, "# Result file: %s (status %s)\n", w->output(opts), final);
-            fflush(stdout);
-        }
+/* Rank 0 closes the result file as complete, partial or failed. Returns status, or the close's
+ * failure when status was SP_OK. */
+static sp_status_t close_result(run_t *r, sp_status_t status)
+{
+    sp_ctx_t *ctx = &r->ctx;
+    sp_status_t close_status;
+    const char *final;
+
+    if (ctx->rank != 0 || ctx->result == NULL) {
+        return status;
     }
-    sp_timeline_cleanup(&ctx.timeline);
-    sp_watchdog_stop(ctx.watchdog);
-    sp_backend_close(&ctx.backend);
+    /* wrong data is a finding, not a failure of the run: the file is complete */
+    final = r->run_status == SP_OK || r->run_status == SP_ERR_WRONG_DATA ? "complete"
+            : r->run_status == SP_ERR_INTERRUPTED                       ? "partial"
+                                                                        : "failed";
+    if (r->run_status == SP_ERR_INTERRUPTED) {
+        fprintf(stderr,
+                "scaleprobe %s: interrupted by %s: stopped at the next safe point; the result "
+                "file keeps everything finished before (status partial)\n",
+                r->w->name, sp_signal_name(r->signo));
+    }
+    close_status = sp_result_close(ctx->result, final);
+    ctx->result = NULL;
+    if (close_status == SP_OK) {
+        fprintf(stdout, "# Result file: %s (status %s)\n", r->ro->output, final);
+        fflush(stdout);
+    }
+    return status == SP_OK ? close_status : status;
+}
+
+int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
+{
+    run_t *r = calloc(1, sizeof(*r));
+    sp_status_t status;
+    int help = 0;
+    int exit_code;
+
+    if (r == NULL) {
+        fprintf(stderr, "scaleprobe %s: error: out of memory\n", w->name);
+        return 1;
+    }
+    r->w = w;
+    status = start_mpi(r, &argc, &argv);
+    if (status == SP_OK) {
+        status = parse_options(r, argc, argv, &help);
+    }
+    if (status != SP_OK || help) {
+        goto out_finalize;
+    }
+    status = sp_agree(r->ctx.world, sp_topo_init(r->ctx.world, &r->ctx.topo));
+    if (status == SP_OK) {
+        status = open_backend(r);
+    }
+    if (status != SP_OK) {
+        goto out_topo;
+    }
+    status = run_workload(r);
+    status = close_result(r, status);
+    sp_timeline_cleanup(&r->ctx.timeline);
+    sp_watchdog_stop(r->ctx.watchdog);
+    sp_backend_close(&r->ctx.backend);
 out_topo:
-    sp_topo_cleanup(&ctx.topo);
+    sp_topo_cleanup(&r->ctx.topo);
 out_finalize:
-    MPI_Bcast(&status, 1, MPI_INT, 0, ctx.world);
+    MPI_Bcast(&status, 1, MPI_INT, 0, r->ctx.world);
     exit_code = sp_status_exit_code(status);
-    if (status == SP_ERR_INTERRUPTED && signo > 0) {
-        exit_code = 128 + signo; /* as the shell reports a process the signal ended */
+    if (status == SP_ERR_INTERRUPTED && r->signo > 0) {
+        exit_code = 128 + r->signo; /* as the shell reports a process the signal ended */
     }
-    free(opts);
-    MPI_Comm_free(&ctx.world);
+    free(r->opts);
+    MPI_Comm_free(&r->ctx.world);
     MPI_Finalize();
+    free(r);
     return exit_code;
 }

@@ -1,4 +1,4 @@
-/* The shared runner of MPI-launched subcommands (coll now, proxy and node later): MPI start,
+/* The shared runner of MPI-launched subcommands (coll, proxy, node): MPI start,
  * option parsing with one message from rank 0 on bad input, cross-rank option check, the
  * output file, node map, backend, then the workload, and a clean close. Each workload's main is
  * one call to sp_runner_main. */
@@ -9,27 +9,31 @@
 
 #include "context.h"
 #include "options.h"
+#include "runopts.h"
+
+/* What a workload sets beyond the shared options (all zero when it leaves extras NULL). */
+typedef struct {
+    int cuda_graph;          /* time batches as captured CUDA graphs (nccl) */
+    size_t timeline_events;  /* timeline capacity per rank; 0: none (a workload may size it
+                              * itself later) */
+    int clock_all;           /* clock synchronization of every rank (1) or node leaders (0) */
+    int timeline_mpiio;      /* timeline by one collective MPI-IO write (1) or rank 0 (0) */
+} sp_run_extras_t;
 
 typedef struct {
     const char *name;                 /* subcommand: "coll" */
-    const sp_opt_table_t *table;
+    const sp_opt_table_t *table;      /* holds SP_RUN_OPT_ROWS over run_opts_offset */
     size_t opts_size;
+    size_t run_opts_offset;           /* offsetof the embedded sp_run_opts_t */
+    int auto_is_host;                 /* --backend auto means host (a build without the
+                                       * workload's GPU part) */
     /* parse argv[first..argc) into opts; SP_ERR_INVALID with a message in err */
     sp_status_t (*parse)(int argc, char **argv, int first, void *opts, int *help_p, char *err,
                          size_t errlen);
     /* checks that need the world size; may be NULL */
     sp_status_t (*check_world)(const void *opts, int nranks, char *err, size_t errlen);
-    /* where the workload keeps -O, --force and --backend */
-    char *(*output)(void *opts);
-    int (*force)(const void *opts);
-    int (*backend)(const void *opts);
-    /* the backend's device, timeout and graph settings (node placement is filled in after) */
-    void (*backend_config)(const void *opts, sp_backend_config_t *cfg);
-    /* timeline capacity (events per rank, 0: none), clock synchronization of every rank (1) or
-     * of node leaders (0), and the timeline written by one collective MPI-IO write (1) or by
-     * rank 0 in bounded batches (0) */
-    void (*timeline_config)(const void *opts, size_t *events_p, int *clock_all_p,
-                            int *mpiio_p);
+    /* settings beyond the shared options; may be NULL */
+    void (*extras)(const void *opts, sp_run_extras_t *x);
     /* the workload; collective over ctx->world */
     sp_status_t (*run)(sp_ctx_t *ctx, const void *opts);
 } sp_workload_t;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The one piece of process-wide mutable state: a signal handler reaches no context object, and
+ * only a volatile sig_atomic_t may be written from it. */
 static volatile sig_atomic_t first_signal;
 
 static void on_signal(int signo)
@@ -47,15 +49,12 @@ int sp_signal_pending(void)
 
 const char *sp_signal_name(int signo)
 {
-    static char buf[32];
-
     switch (signo) {
     case SIGTERM:
         return "SIGTERM";
     case SIGINT:
         return "SIGINT";
     default:
-        snprintf(buf, sizeof(buf), "signal %d", signo);
-        return buf;
+        return "a signal"; /* only SIGTERM and SIGINT are handled */
     }
 }

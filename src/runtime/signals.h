@@ -11,7 +11,7 @@ void sp_signals_install(void);
 /* The first signal received (SIGTERM or SIGINT), 0 when none. Async-signal-safe to read. */
 int sp_signal_pending(void);
 
-/* Name of a signal number: "SIGTERM", "SIGINT", "signal N" (static storage). */
+/* Name of a signal number: "SIGTERM", "SIGINT", else "a signal" (static storage). */
 const char *sp_signal_name(int signo);
 
 #endif

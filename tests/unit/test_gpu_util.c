@@ -213,9 +213,9 @@ static void test_opts_gpu_defaults(void **state)
 
     (void)state;
     assert_int_equal(parse("", &o, err), SP_OK);
-    assert_int_equal(o.backend, SP_BACKEND_AUTO);
-    assert_int_equal(o.device, -1);
-    assert_true(o.timeout == 300.0);
+    assert_int_equal(o.run.backend, SP_BACKEND_AUTO);
+    assert_int_equal(o.run.device, -1);
+    assert_true(o.run.timeout == 300.0);
     assert_int_equal(o.cuda_graph, 0);
 }
 
@@ -226,10 +226,10 @@ static void test_opts_backend(void **state)
 
     (void)state;
     assert_int_equal(parse("--backend nccl", &o, err), SP_OK);
-    assert_int_equal(o.backend, 2);
-    assert_int_equal(o.backend, SP_BACKEND_NCCL);
+    assert_int_equal(o.run.backend, 2);
+    assert_int_equal(o.run.backend, SP_BACKEND_NCCL);
     assert_int_equal(parse("--backend=host", &o, err), SP_OK);
-    assert_int_equal(o.backend, SP_BACKEND_HOST);
+    assert_int_equal(o.run.backend, SP_BACKEND_HOST);
     assert_int_equal(parse("--backend cuda", &o, err), SP_ERR_INVALID);
     expect_message(err, "--backend");
 }
@@ -241,9 +241,9 @@ static void test_opts_device(void **state)
 
     (void)state;
     assert_int_equal(parse("--device 3", &o, err), SP_OK);
-    assert_int_equal(o.device, 3);
+    assert_int_equal(o.run.device, 3);
     assert_int_equal(parse("--device -1", &o, err), SP_OK);
-    assert_int_equal(o.device, -1);
+    assert_int_equal(o.run.device, -1);
     assert_int_equal(parse("--device -2", &o, err), SP_ERR_INVALID);
     expect_message(err, "--device");
     assert_int_equal(parse("--device gpu0", &o, err), SP_ERR_INVALID);
@@ -257,7 +257,7 @@ static void test_opts_timeout(void **state)
 
     (void)state;
     assert_int_equal(parse("--timeout 30", &o, err), SP_OK);
-    assert_true(o.timeout == 30.0);
+    assert_true(o.run.timeout == 30.0);
     assert_int_equal(parse("--timeout 0.05", &o, err), SP_ERR_INVALID);
     expect_message(err, "--timeout");
     assert_int_equal(parse("--timeout 0", &o, err), SP_ERR_INVALID);
@@ -276,8 +276,8 @@ static void test_opts_cuda_graph(void **state)
     assert_int_equal(o.cuda_graph, 1);
     assert_int_equal(parse("--backend nccl -G --device 1", &o, err), SP_OK);
     assert_int_equal(o.cuda_graph, 1);
-    assert_int_equal(o.backend, SP_BACKEND_NCCL);
-    assert_int_equal(o.device, 1);
+    assert_int_equal(o.run.backend, SP_BACKEND_NCCL);
+    assert_int_equal(o.run.device, 1);
 }
 
 int main(void)
