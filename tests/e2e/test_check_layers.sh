@@ -32,7 +32,7 @@ SP_CHECK_ROOT="$tmp/tree" bash "$src/scripts/check-layers.sh" >"$tmp/base" 2>&1 
 
 # an include that runs up: the base layer reaching for the runtime
 fresh
-sed -i '0,/#include "status.h"/s//#include "status.h"\n#include "context.h"/' "$tmp/tree/src/base/stats.c"
+sed -i 's/^#include "stats.h"$/#include "stats.h"\n#include "context.h"/' "$tmp/tree/src/base/stats.c"
 check 1 'stats.c:[0-9]*: includes context.h from src/runtime/, a higher layer'
 
 # a cycle inside one layer: two headers including each other
