@@ -24,6 +24,7 @@
 #include "stats.h"
 #include "timeutil.h"
 #include "topo.h"
+#include "coll.h"
 
 typedef struct {
     sp_proxy_opts_t proxy; /* first: the proxy's option definitions address it at offset 0 */
@@ -459,6 +460,8 @@ static sp_status_t write_file(const predict_t *pr, const char *cmdline, double s
         .backend = "predicted",
         .world_size = pr->nranks,
         .node_count = pr->nranks / pr->layout.tp,
+        .event_ops = sp_coll_names,
+        .nevent_ops = SP_COLL_COUNT,
     };
     sp_result_t *res = NULL;
     sp_proxy_rank_row_t *rows = expand_rows(pr);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "coll.h"
 
 /* Events per read when only a column or two are needed (sp_tlread_span). */
 #define SPAN_BATCH 8192
@@ -166,7 +167,7 @@ sp_status_t sp_tlread_open(const char *path, sp_tlread_t *tl)
         tl->clock_err_ns = strtoll(buf, NULL, 10);
     }
 
-    tl->event_type_ = sp__result_event_type();
+    tl->event_type_ = sp__result_event_type(sp_coll_names, SP_COLL_COUNT);
     dapl = H5Pcreate(H5P_DATASET_ACCESS);
     H5Pset_chunk_cache(dapl, EVENTS_CACHE_SLOTS, EVENTS_CACHE_BYTES, H5D_CHUNK_CACHE_W0_DEFAULT);
     tl->events_ = H5Dopen2(tl->file_, "/timeline/events", dapl);

@@ -12,6 +12,7 @@
 
 #include "aggregate.h"
 #include "result.h"
+#include "coll.h"
 
 typedef struct {
     uint64_t per_rank;
@@ -77,7 +78,8 @@ int main(int argc, char **argv)
     nvranks = atoi(argv[1]);
     synth.per_rank = strtoull(argv[2], NULL, 10);
     if (rank == 0) {
-        sp_result_info_t info = {"bench_aggregate", "bench", "synthetic", nvranks, 1};
+        sp_result_info_t info = {"bench_aggregate", "bench",      "synthetic", nvranks, 1,
+                                 sp_coll_names,     SP_COLL_COUNT};
         struct rusage ru;
         unlink(argv[3]);
         status = sp_result_create(argv[3], 1, &info, &res);

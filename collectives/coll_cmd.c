@@ -6,6 +6,7 @@
 #include "coll_options.h"
 #include "runner.h"
 #include "sweep.h"
+#include "coll.h"
 
 static sp_status_t coll_parse(int argc, char **argv, int first, void *opts, int *help_p,
                               char *err, size_t errlen)
@@ -37,6 +38,8 @@ static const sp_workload_t coll_workload = {
     .name = "coll",
     .table = &sp_coll_opt_table,
     .opts_size = sizeof(sp_coll_opts_t),
+    .event_ops = sp_coll_names,
+    .nevent_ops = SP_COLL_COUNT,
     .run_opts_offset = offsetof(sp_coll_opts_t, run),
     .parse = coll_parse,
     .check_world = coll_check_world,

@@ -18,6 +18,7 @@
 #include "runstop.h"
 #include "stats.h"
 #include "timeutil.h"
+#include "coll.h"
 
 static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int *help_p, char *err,
                                size_t errlen)
@@ -262,6 +263,8 @@ static const sp_workload_t proxy_workload = {
     .name = "proxy",
     .table = &sp_proxy_opt_table,
     .opts_size = sizeof(sp_proxy_opts_t),
+    .event_ops = sp_coll_names,
+    .nevent_ops = SP_COLL_COUNT,
     .run_opts_offset = offsetof(sp_proxy_opts_t, run),
     .parse = proxy_parse,
     .check_world = proxy_check_world,

@@ -16,14 +16,14 @@
 #define TAG_EVENTS 7203
 
 typedef struct {
-    int64_t vrank;   /* < 0: no more requests */
+    int64_t vrank; /* < 0: no more requests */
     uint64_t from;
 } request_t;
 
 typedef struct {
     uint64_t count;
     uint64_t dropped;
-    uint64_t n;      /* events in this batch */
+    uint64_t n; /* events in this batch */
 } header_t;
 
 /* The owner's side: answer requests until rank 0 says stop. */
@@ -38,8 +38,8 @@ static void serve(MPI_Comm comm, const sp_tl_source_t *src, sp_event_rec_t *buf,
         }
         hdr.count = src->count(src->arg, (int)req.vrank);
         hdr.dropped = src->dropped(src->arg, (int)req.vrank);
-        hdr.n = req.from < hdr.count ? src->produce(src->arg, (int)req.vrank, req.from, buf, batch)
-                                     : 0;
+        hdr.n =
+            req.from < hdr.count ? src->produce(src->arg, (int)req.vrank, req.from, buf, batch) : 0;
         MPI_Send(&hdr, (int)sizeof(hdr), MPI_BYTE, 0, TAG_HDR, comm);
         if (hdr.n > 0) {
             MPI_Send(buf, (int)(hdr.n * sizeof(*buf)), MPI_BYTE, 0, TAG_EVENTS, comm);
@@ -145,14 +145,15 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
 #ifdef H5_HAVE_PARALLEL
 /* Write this process's events at [offset, offset + count) of a table created collectively. */
 static sp_status_t write_collective(const char *path, MPI_Comm comm, const sp_event_rec_t *ev,
-                                    uint64_t count, uint64_t offset, uint64_t total,
-                                    const sp_tl_rank_t *row, int nprocs)
+                                    const char *const *ops, int nops, uint64_t count,
+                                    uint64_t offset, uint64_t total, const sp_tl_rank_t *row,
+                                    int nprocs)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     hid_t file;
     hid_t group = H5I_INVALID_HID;
-    hid_t ev_type = sp__result_event_type();
+    hid_t ev_type = sp__result_event_type(ops, nops);
     hid_t rk_type = sp__result_tl_rank_type();
     hsize_t dims[1];
     herr_t rc = -1;
@@ -207,7 +208,8 @@ static sp_status_t write_collective(const char *path, MPI_Comm comm, const sp_ev
     H5Pclose(dxpl);
     H5Pclose(fapl);
     if (file < 0 || rc < 0) {
-        sp_error("collective write of /timeline to %s failed: %s", path, sp__result_h5_error().text);
+        sp_error("collective write of /timeline to %s failed: %s", path,
+                 sp__result_h5_error().text);
         return SP_ERR_IO;
     }
     return SP_OK;
@@ -215,7 +217,7 @@ static sp_status_t write_collective(const char *path, MPI_Comm comm, const sp_ev
 #endif
 
 sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_source_t *src,
-                               sp_aggregate_stats_t *stats_p)
+                               const char *const *ops, int nops, sp_aggregate_stats_t *stats_p)
 {
 #ifdef H5_HAVE_PARALLEL
     char path[4096] = "";
@@ -261,8 +263,8 @@ sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_sour
     row.offset = offset;
     MPI_Allreduce(&row.count, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
     MPI_Allreduce(&row.dropped, &dropped_total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    status = sp_agree(comm, write_collective(path, comm, ev, row.count, offset, total, &row,
-                                             nprocs));
+    status = sp_agree(
+        comm, write_collective(path, comm, ev, ops, nops, row.count, offset, total, &row, nprocs));
     free(ev);
     if (rank == 0) {
         sp_status_t s = sp_result_resume(res);
@@ -282,6 +284,8 @@ sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_sour
     (void)comm;
     (void)res;
     (void)src;
+    (void)ops;
+    (void)nops;
     (void)stats_p;
     return SP_ERR_UNSUPPORTED;
 #endif

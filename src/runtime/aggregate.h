@@ -41,10 +41,11 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
  * The alternative for large runs with a parallel HDF5 build: every process writes its own
  * virtual rank (vrank = process rank) into /timeline/events with one collective MPI-IO write at
  * an offset from an exclusive scan of the counts. Rank 0's handle is suspended meanwhile.
+ * ops/nops: the names of the events' op enum, the same on every rank (sp_result_info_t).
  * SP_ERR_UNSUPPORTED without parallel HDF5. Collective over comm.
  */
 sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_source_t *src,
-                               sp_aggregate_stats_t *stats_p);
+                               const char *const *ops, int nops, sp_aggregate_stats_t *stats_p);
 
 /* A source for this process's own timeline (one virtual rank per process), mapped with clk. */
 typedef struct {

@@ -96,6 +96,8 @@ sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t
     }
     res->tl_events = res->tl_ranks = res->tl_event_type = res->tl_rank_type = H5I_INVALID_HID;
     snprintf(res->path, sizeof(res->path), "%s", path);
+    res->event_ops = info->event_ops;
+    res->nevent_ops = info->nevent_ops;
     /* EXCL closes the race between the check above and the creation */
     res->file = H5Fcreate(path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (res->file < 0) {

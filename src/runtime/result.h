@@ -51,6 +51,11 @@ typedef struct {
     const char *backend;
     int world_size;
     int node_count;
+    /* names of the `op` enum of /timeline/events (value i = event_ops[i]; -1 is "none"): the
+     * workload's operation registry, e.g. the collectives' names. Not copied: the array must
+     * outlive the handle (a static table). NULL and 0 for a file without such events. */
+    const char *const *event_ops;
+    int nevent_ops;
 } sp_result_info_t;
 
 /*
@@ -151,18 +156,13 @@ sp_status_t sp_result_close(sp_result_t *res, const char *status);
 hid_t sp__result_enum8(const char *const *names, int n, int with_none);
 void sp__result_insert_str(hid_t t, const char *name, size_t offset, size_t n);
 hid_t sp__result_topo_type(void);
-hid_t sp__result_event_type(void);     /* /timeline/events rows: sp_event_rec_t */
+/* /timeline/events rows (sp_event_rec_t), the `op` member an enum of ops[0..nops) and "none" */
+hid_t sp__result_event_type(const char *const *ops, int nops);
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */
 hid_t sp__result_fp_node_type(void);   /* /fingerprint/nodes rows: sp_fp_node_t */
 
-/* Names of the `op` enum of /timeline/events, in sp_coll_kind_t order (value i = name i; -1 is
- * "none"). The runtime stores an event's collective as a number and does not see the
- * collectives' registry (a layer up), so the names are listed here; tests/unit/test_result_names.c
- * checks that they are sp_coll_names, in order. */
-#define SP_RESULT_EVENT_OP_COUNT 10
-extern const char *const sp_result_event_op_names[SP_RESULT_EVENT_OP_COUNT];
 
 /* The HDF5 error stack's innermost message, by value (no shared buffer):
  * sp_error("...: %s", sp__result_h5_error().text). */

@@ -24,6 +24,8 @@ struct sp_result {
     hid_t tl_ranks;
     hid_t tl_event_type;
     hid_t tl_rank_type;
+    const char *const *event_ops; /* sp_result_info_t's, not owned */
+    int nevent_ops;
     uint64_t tl_nevents;
     uint64_t tl_nranks;
     sp__result_open_t open[SP_RESULT_OPEN_MAX];

@@ -358,7 +358,7 @@ sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
     if (group < 0) {
         return sp__result_h5_fail("create /timeline");
     }
-    res->tl_event_type = sp__result_event_type();
+    res->tl_event_type = sp__result_event_type(res->event_ops, res->nevent_ops);
     res->tl_rank_type = sp__result_tl_rank_type();
     /* 8192 events (~0.7 MB) per chunk: large enough to compress well, small enough to read a
      * rank's events without the whole table */

@@ -7,10 +7,6 @@
 
 #include "dtype.h"
 
-const char *const sp_result_event_op_names[SP_RESULT_EVENT_OP_COUNT] = {
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "alltoall",   "sendrecv",   "gather",         "scatter",   "alltoallv",
-};
 
 static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *err, void *data)
 {
@@ -79,9 +75,8 @@ hid_t sp__result_topo_type(void)
     return t;
 }
 
-hid_t sp__result_event_type(void)
+hid_t sp__result_event_type(const char *const *ops, int nops)
 {
-    const char *cnames[SP_RESULT_EVENT_OP_COUNT + 1];
     const char *dnames[SP_DTYPE_COUNT + 1];
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_event_rec_t));
     hid_t op_t = H5Tenum_create(H5T_NATIVE_INT16);
@@ -92,10 +87,9 @@ hid_t sp__result_event_type(void)
         int16_t v = (int16_t)i;
         H5Tenum_insert(k16, sp_ev_kind_names[i], &v);
     }
-    for (int i = -1; i < SP_RESULT_EVENT_OP_COUNT; i++) {
+    for (int i = -1; i < nops; i++) {
         int16_t v = (int16_t)i;
-        cnames[i + 1] = i < 0 ? "none" : sp_result_event_op_names[i];
-        H5Tenum_insert(op_t, cnames[i + 1], &v);
+        H5Tenum_insert(op_t, i < 0 ? "none" : ops[i], &v);
     }
     for (int i = -1; i < SP_DTYPE_COUNT; i++) {
         int16_t v = (int16_t)i;

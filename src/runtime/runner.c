@@ -60,8 +60,10 @@ static sp_status_t check_same_options(sp_ctx_t *ctx, const sp_workload_t *w, con
     /* without the table rank 0 still takes part, into a one-element buffer it ignores */
     MPI_Gather(&mine, 1, MPI_UINT64_T, all != NULL ? all : &lo, 1, MPI_UINT64_T, 0, ctx->world);
     if (ctx->rank == 0 && all == NULL) {
-        fprintf(stderr, "scaleprobe %s: error: options differ between ranks; every rank must get "
-                        "the same command line\n", w->name);
+        fprintf(stderr,
+                "scaleprobe %s: error: options differ between ranks; every rank must get "
+                "the same command line\n",
+                w->name);
         return SP_ERR_MISMATCH;
     }
     if (ctx->rank == 0) {
@@ -125,7 +127,7 @@ static sp_status_t resolve_output(sp_ctx_t *ctx, const sp_workload_t *w, sp_run_
 }
 
 /* End synchronization, /clock, and every rank's timeline into /timeline. Collective. */
-static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all, int mpiio)
+static sp_status_t finish_timeline(sp_ctx_t *ctx, const sp_workload_t *w, int clock_all, int mpiio)
 {
     sp_clock_rank_t mine;
     sp_clock_rank_t *rows = NULL;
@@ -162,10 +164,11 @@ static sp_status_t finish_timeline(sp_ctx_t *ctx, int clock_all, int mpiio)
     }
     sp_tl_own_source(&own, &src);
     if (mpiio) {
-        status = sp_aggregate_mpiio(ctx->world, ctx->result, &src, &stats);
+        status =
+            sp_aggregate_mpiio(ctx->world, ctx->result, &src, w->event_ops, w->nevent_ops, &stats);
     } else {
-        status = sp_aggregate(ctx->world, ctx->result, ctx->nranks, &src, SP_AGGREGATE_BATCH,
-                              worst, &stats);
+        status = sp_aggregate(ctx->world, ctx->result, ctx->nranks, &src, SP_AGGREGATE_BATCH, worst,
+                              &stats);
     }
     if (ctx->rank == 0 && status == SP_OK) {
         status = sp_result_timeline_stats(ctx->result, stats.events, stats.dropped, stats.seconds,
@@ -198,8 +201,8 @@ static sp_status_t write_fingerprint(sp_ctx_t *ctx, sp_fp_rank_t *fp)
         nv = sp_fingerprint_versions(versions, MAX_VERSIONS);
         nv += ctx->backend.ops->versions(ctx->backend.state, versions + nv, MAX_VERSIONS - nv);
         ne = sp_env_capture(environ, env, MAX_ENV);
-        status = sp_result_write_fingerprint(ctx->result, versions, nv, env, ne, fp,
-                                             ctx->nranks, ctx->topo.nnodes);
+        status = sp_result_write_fingerprint(ctx->result, versions, nv, env, ne, fp, ctx->nranks,
+                                             ctx->topo.nnodes);
     }
     free(env);
     free(versions);
@@ -237,8 +240,8 @@ static sp_status_t write_launch(sp_ctx_t *ctx, sp_status_t status)
     if (odd < 0) {
         snprintf(kv[n].value, sizeof(kv[n].value), "the same on all %d ranks", ctx->nranks);
     } else {
-        snprintf(kv[n].value, sizeof(kv[n].value), "differs: rank 0 %.15s, rank %d %.15s", all,
-                 odd, all + (size_t)odd * PML_LEN);
+        snprintf(kv[n].value, sizeof(kv[n].value), "differs: rank 0 %.15s, rank %d %.15s", all, odd,
+                 all + (size_t)odd * PML_LEN);
     }
     n++;
     free(all);
@@ -271,6 +274,8 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, const void
             .backend = ctx->backend.ops->name,
             .world_size = ctx->nranks,
             .node_count = ctx->topo.nnodes,
+            .event_ops = w->event_ops,
+            .nevent_ops = w->nevent_ops,
         };
         status = sp_result_create(ro->output, ro->force, &info, &ctx->result);
         if (status == SP_OK) {
@@ -293,10 +298,10 @@ typedef struct {
     sp_ctx_t ctx;
     const sp_workload_t *w;
     void *opts;
-    sp_run_opts_t *ro;     /* the shared options inside opts */
+    sp_run_opts_t *ro; /* the shared options inside opts */
     sp_run_extras_t x;
-    int backend;           /* --backend after auto_is_host */
-    int signo;             /* the signal that interrupted the run, agreed over the ranks */
+    int backend; /* --backend after auto_is_host */
+    int signo;   /* the signal that interrupted the run, agreed over the ranks */
     sp_status_t run_status;
     char err[SP_ERRLEN];
     char cmdline[4096];
@@ -431,13 +436,13 @@ static sp_status_t run_workload(run_t *r)
 
     if (status == SP_OK) {
         sp_clock_init(&ctx->clock, ctx->rank);
-        status = sp_ctx_agree(ctx,
-                              sp_timeline_init(&ctx->timeline, ctx->rank, r->x.timeline_events));
+        status =
+            sp_ctx_agree(ctx, sp_timeline_init(&ctx->timeline, ctx->rank, r->x.timeline_events));
     }
     if (status == SP_OK) {
         sp_watchdog_beat(ctx->watchdog, "clock synchronization at the start");
-        status = sp_clock_sync(&ctx->clock, &ctx->topo, ctx->world, r->x.clock_all,
-                               SP_CLOCK_PINGS, 0);
+        status =
+            sp_clock_sync(&ctx->clock, &ctx->topo, ctx->world, r->x.clock_all, SP_CLOCK_PINGS, 0);
     }
     if (status != SP_OK) {
         r->run_status = status; /* the file, if created, is closed as failed */
@@ -453,7 +458,7 @@ static sp_status_t run_workload(run_t *r)
      * synchronization); a failed run still writes what it recorded */
     if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
         sp_watchdog_beat(ctx->watchdog, "clock synchronization at the end and the timeline");
-        sp_status_t tl_status = finish_timeline(ctx, r->x.clock_all, r->x.timeline_mpiio);
+        sp_status_t tl_status = finish_timeline(ctx, r->w, r->x.clock_all, r->x.timeline_mpiio);
         status = status == SP_OK ? tl_status : status;
         r->run_status = r->run_status == SP_OK ? tl_status : r->run_status;
     }
@@ -473,8 +478,8 @@ static sp_status_t close_result(run_t *r, sp_status_t status)
     }
     /* wrong data is a finding, not a failure of the run: the file is complete */
     final = r->run_status == SP_OK || r->run_status == SP_ERR_WRONG_DATA ? "complete"
-            : r->run_status == SP_ERR_INTERRUPTED                       ? "partial"
-                                                                        : "failed";
+            : r->run_status == SP_ERR_INTERRUPTED                        ? "partial"
+                                                                         : "failed";
     if (r->run_status == SP_ERR_INTERRUPTED) {
         fprintf(stderr,
                 "scaleprobe %s: interrupted by %s: stopped at the next safe point; the result "

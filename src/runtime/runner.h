@@ -25,6 +25,8 @@ typedef struct {
     const sp_opt_table_t *table;      /* holds SP_RUN_OPT_ROWS over run_opts_offset */
     size_t opts_size;
     size_t run_opts_offset;           /* offsetof the embedded sp_run_opts_t */
+    const char *const *event_ops;     /* names of the timeline's `op` values (static table), */
+    int nevent_ops;                   /* e.g. the collectives'; NULL, 0 without a timeline */
     int auto_is_host;                 /* --backend auto means host (a build without the
                                        * workload's GPU part) */
     /* parse argv[first..argc) into opts; SP_ERR_INVALID with a message in err */

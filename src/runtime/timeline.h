@@ -32,7 +32,8 @@ typedef struct {
     int32_t rank;
     int16_t lane;        /* stream / thread of the rank that ran it */
     int16_t kind;        /* sp_ev_kind_t */
-    int16_t op;          /* collective (sp_coll_kind_t) or -1 */
+    int16_t op;          /* index into the workload's op names (the collectives' for coll and
+                          * proxy: sp_result_info_t.event_ops) or -1 */
     int16_t dtype;       /* sp_dtype_t or -1 */
     int32_t step;
     int32_t microbatch;
