@@ -18,8 +18,7 @@ static const char *const tlio_names[] = {"rank0", "mpiio"};
 
 static const sp_opt_def_t coll_defs[] = {
     {"collectives", 'c', SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
-     "collectives: all, or a comma list of all_reduce, all_gather, reduce_scatter, broadcast, "
-     "reduce, alltoall, sendrecv, gather, scatter",
+     "collectives:",
      0, -1, sp_coll_names, SP_COLL_COUNT},
     {"minbytes", 'b', SP_OPT_SIZE, OFF(minbytes), "32M", "SIZE",
      "smallest size per rank (K/M/G suffixes, 1024-based)", 0, -1, NULL, 0},
@@ -29,11 +28,10 @@ static const sp_opt_def_t coll_defs[] = {
     {"stepbytes", 'i', SP_OPT_SIZE, OFF(stepbytes), "1M", "SIZE",
      "add SIZE each step when --stepfactor is 1", 0, -1, NULL, 0},
     {"datatype", 'd', SP_OPT_SET, OFF(dtypes), "float", "LIST",
-     "data types: all, or a comma list of int8, uint8, int32, uint32, int64, uint64, half, "
-     "float, double, bfloat16",
+     "data types:",
      0, -1, sp_dtype_names, SP_DTYPE_COUNT},
     {"op", 'o', SP_OPT_SET, OFF(redops), "sum", "LIST",
-     "reductions: all, or a comma list of sum, prod, max, min, avg", 0, -1, sp_redop_names,
+     "reductions:", 0, -1, sp_redop_names,
      SP_REDOP_COUNT},
     {"root", 'r', SP_OPT_INT, OFF(root), "0", "N", "root of rooted collectives; -1: every root",
      -1, 1e9, NULL, 0},

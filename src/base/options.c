@@ -455,6 +455,21 @@ void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t o
     }
 }
 
+/* The names of a CHOICE/SET row whose help ends in ':' (see sp_opt_def_t.names). */
+static void print_names(const sp_opt_def_t *d, FILE *out)
+{
+    size_t len = strlen(d->help);
+
+    if ((d->kind != SP_OPT_SET && d->kind != SP_OPT_CHOICE) || d->names == NULL || len == 0 ||
+        d->help[len - 1] != ':') {
+        return;
+    }
+    fprintf(out, d->kind == SP_OPT_SET ? " all, or a comma list of" : " one of");
+    for (int i = 0; i < d->nnames; i++) {
+        fprintf(out, "%s %s", i > 0 ? "," : "", d->names[i]);
+    }
+}
+
 void sp_opts_help(const sp_opt_table_t *table, FILE *out)
 {
     const sp_opt_def_t *pos = find_kind(table, SP_OPT_ARGS);
@@ -481,6 +496,7 @@ void sp_opts_help(const sp_opt_table_t *table, FILE *out)
                      d->metavar ? d->metavar : "");
         }
         fprintf(out, "  %-30s %s", head, d->help);
+        print_names(d, out);
         if (d->default_value != NULL && d->kind != SP_OPT_FLAG) {
             fprintf(out, " [%s]", d->default_value);
         }

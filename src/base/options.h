@@ -47,7 +47,9 @@ typedef struct {
     const char *help;
     double min;                 /* INT/DOUBLE/SIZE range, ignored when min > max */
     double max;
-    const char *const *names;   /* CHOICE/SET */
+    const char *const *names;   /* CHOICE/SET; a help text ending in ':' is followed in --help
+                                 * by the names ("all, or a comma list of ..." for a SET), so
+                                 * a registry's new entry needs no edit here */
     int nnames;
 } sp_opt_def_t;
 

@@ -754,6 +754,16 @@ static void test_help_lists_options(void **state)
     assert_non_null(strstr(text, "-b, --minbytes SIZE"));
     assert_non_null(strstr(text, "[32M]"));
     assert_non_null(strstr(text, "--help"));
+    /* -c's choices come from the registry, every collective in its order, none written by hand */
+    {
+        char list[512] = "collectives: all, or a comma list of";
+        for (int i = 0; i < SP_COLL_COUNT; i++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof(list) - len, "%s %s", i > 0 ? "," : "", sp_coll_names[i]);
+        }
+        assert_non_null(strstr(text, list));
+        assert_non_null(strstr(text, "alltoallv"));
+    }
 }
 
 /* ---- the shared run options in every MPI workload ---- */
