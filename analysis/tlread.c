@@ -1,4 +1,4 @@
-/* Timeline reader: the event and rank types are the writer's own (result.c), so the reader and
+/* Timeline reader: the event and rank types are the writer's own (src/runtime/result_types.c), so the reader and
  * the writer cannot drift apart; HDF5 converts enum columns by name. */
 #include "tlread.h"
 

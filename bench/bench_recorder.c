@@ -1,4 +1,4 @@
-/* Cost of one timeline record (src/timeline.h), the call every timed operation makes: once with
+/* Cost of one timeline record (src/runtime/timeline.h), the call every timed operation makes: once with
  * the event stamped from CLOCK_MONOTONIC as a real recording does, once bare with ready events.
  * Single process, no MPI. Prints medians over repeats against the 50 ns/event target.
  *   bench_recorder [events (10000000)] [repeats (5)] */

@@ -1,4 +1,4 @@
-/* `scaleprobe node`: node baselines as a workload of the shared runner (src/runner.h). */
+/* `scaleprobe node`: node baselines as a workload of the shared runner (src/runtime/runner.h). */
 #ifndef SP_NODE_CMD_H
 #define SP_NODE_CMD_H
 

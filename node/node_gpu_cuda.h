@@ -1,4 +1,4 @@
-/* C interface of src/node/node_gpu.cu (built only with the nccl backend and cuBLAS): CUDA and
+/* C interface of node/node_gpu.cu (built only with the nccl backend and cuBLAS): CUDA and
  * cuBLAS types stay inside the .cu file. Every function returns 0 on success, else nonzero with
  * the library's message in err. Kinds are sp_node_kind_t values. */
 #ifndef SP_NODE_GPU_CUDA_H

@@ -1,4 +1,4 @@
-/* Unit tests of src/dtype.h: the type table, names both ways, element access, the half and
+/* Unit tests of src/base/dtype.h: the type table, names both ways, element access, the half and
  * bfloat16 conversions (IEEE round to nearest even) and the reduction helpers. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the nccl backend's host-side logic (src/gpu_util.h): device selection, version
+/* Unit tests of the nccl backend's host-side logic (topo/gpu_util.h): device selection, version
  * strings, CUDA/NCCL error classes; and of the GPU options of `scaleprobe coll`. No GPU needed. */
 #include <stdarg.h>
 #include <stddef.h>

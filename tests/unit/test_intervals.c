@@ -1,4 +1,4 @@
-/* Unit tests of src/analysis/intervals.h: unions (overlapping, touching, nested, unsorted,
+/* Unit tests of src/base/intervals.h: unions (overlapping, touching, nested, unsorted,
  * empty), lengths, intersections and clipping, by hand and against a brute-force bitmap. */
 #include <stdarg.h>
 #include <stddef.h>

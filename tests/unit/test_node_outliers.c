@@ -1,4 +1,4 @@
-/* Unit tests of src/node/node_outliers.h: the outlier rule of `scaleprobe node` over synthetic
+/* Unit tests of node/node_outliers.h: the outlier rule of `scaleprobe node` over synthetic
  * per-rank samples (a rank at half speed is flagged, a uniform cohort and a 3% dip are not) and
  * its edge cases (one unit, bad threshold, node-sized cohorts). */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/stats.h: the median's order-statistic CI (checked against binomial CDFs
+/* Unit tests of src/base/stats.h: the median's order-statistic CI (checked against binomial CDFs
  * computed here independently, exactly where integers allow), summaries of known data, and the
  * stopping rule. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/status.h: every status has its own name and message, and the exit code a
+/* Unit tests of src/base/status.h: every status has its own name and message, and the exit code a
  * script sees (0 ok, 2 bad input, 1 anything else). */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/timeline.h: buffer lifecycle, recording, a full buffer (counts drops, never
+/* Unit tests of src/runtime/timeline.h: buffer lifecycle, recording, a full buffer (counts drops, never
  * overwrites), capacity 0, and sp_event_init's defaults. */
 #include <stdarg.h>
 #include <stddef.h>
