@@ -492,7 +492,7 @@ static const sp_opt_def_t regress_defs[] = {
     {"threshold", 0, SP_OPT_DOUBLE, OFF(threshold_pct), "3", "PCT",
      "smallest shift that counts, percent in [0, 100)", 0, -1, NULL, 0},
     {"alpha", 0, SP_OPT_DOUBLE, OFF(alpha), "0.05", "A",
-     "significance level of the permutation test, in (0, 1)", 0, -1, NULL, 0},
+     "significance level of the change-point tests, in (0, 1)", 0, -1, NULL, 0},
     {"sort-by-time", 0, SP_OPT_FLAG, OFF(by_time), NULL, NULL,
      "order the files by their 'created' attribute instead of the command line", 0, -1, NULL, 0},
     {"min-segment", 0, SP_OPT_INT, OFF(min_segment), "3", "N",
@@ -503,8 +503,10 @@ static const sp_opt_table_t regress_table = {
     .command = "regress",
     .summary = "Change points over a series of result files of one cluster (e.g. nightly runs, "
                "oldest first):\nper metric one value per run, one-off outliers set apart, shifts "
-               "by E-divisive with a\npermutation test (p < alpha) larger than the threshold.\n"
-               "Exit 0: no shift; 1: a shift; 2: bad input.",
+               "(p < alpha) larger than the\nthreshold: a t scan over the split points where a "
+               "permutation test cannot reach alpha\n(short series), else E-divisive with block "
+               "permutations; what changed at each shift.\nNeeds 6 runs, 3 each side of a "
+               "change. Exit 0: no shift; 1: a shift; 2: bad input.",
     .defs = regress_defs,
     .ndefs = (int)(sizeof(regress_defs) / sizeof(regress_defs[0])),
 };
