@@ -465,6 +465,39 @@ static void test_floor_and_method(void **state)
     assert_int_equal(sp_cp_method_for(&o, 100), SP_CP_TSCAN);
 }
 
+/* Block permutations move whole blocks: 12 runs with a 100x step at run 6, permuted in blocks of
+ * 6, have only the original order and its mirror image (same Q), so p >= 0.5 and nothing is
+ * declared; in blocks of 1 (single runs) the step is found. A method outside the enum is
+ * invalid. */
+static void test_blocks_move_whole(void **state)
+{
+    sp_cp_opts_t o;
+    double x[12];
+    sp_cp_result_t r;
+
+    (void)state;
+    for (int i = 0; i < 12; i++) {
+        x[i] = (i < 6 ? 1.0 : 100.0) + 0.01 * (double)((i * 5) % 7);
+    }
+    sp_cp_opts_default(&o);
+    o.method = SP_CP_PERMUTATION;
+    o.block = 6;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_OK);
+    assert_int_equal(r.block, 6);
+    assert_float_equal(r.floor, 1.0, 0.0);
+    assert_int_equal(r.nchanges, 0);
+    assert_true(r.first_p >= 0.5);
+    sp_cp_result_cleanup(&r);
+    o.block = 1;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_OK);
+    assert_int_equal(r.nchanges, 1);
+    assert_int_equal(r.changes[0].index, 6);
+    assert_int_equal(r.changes[0].method, SP_CP_PERMUTATION);
+    sp_cp_result_cleanup(&r);
+    o.method = (sp_cp_method_t)7;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_ERR_INVALID);
+}
+
 /* Welch's interval against a hand computation: a = {1, 2, 3}, b = {4, 6, 8}: diff 4,
  * se^2 = 1/3 + 4/3 = 5/3, df = (5/3)^2 / ((1/3)^2 / 2 + (4/3)^2 / 2) = 2.941. */
 static void test_welch(void **state)
@@ -502,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_small_series_shift),
         cmocka_unit_test(test_small_series_flat),
         cmocka_unit_test(test_floor_and_method),
+        cmocka_unit_test(test_blocks_move_whole),
         cmocka_unit_test(test_welch),
     };
 
