@@ -46,20 +46,20 @@ typedef struct {
 } sp_cp_opts_t;
 
 typedef struct {
-    size_t index;     /* first value of the new segment (1 .. n-1) */
+    size_t index;          /* first value of the new segment (1 .. n-1) */
     sp_cp_method_t method; /* the test that kept it (PERMUTATION or TSCAN) */
-    double stat;      /* PERMUTATION: the energy statistic Q of the split within the segment it
-                       * divided; TSCAN: the split's pooled two-sample t */
-    double p;         /* PERMUTATION: (1 + #{permuted max Q >= Q}) / (permutations + 1);
-                       * TSCAN: min(1, candidates * two-sided p of t with m - 2 df) */
-    int permutations; /* how many the test drew (0 for TSCAN) */
-    size_t candidates; /* split points the test chose among (Bonferroni's factor for TSCAN) */
-    double mean_before; /* means of the segments on either side */
+    double stat;           /* PERMUTATION: the energy statistic Q of the split within the segment it
+                            * divided; TSCAN: the split's pooled two-sample t */
+    double p;              /* PERMUTATION: (1 + #{permuted max Q >= Q}) / (permutations + 1);
+                            * TSCAN: min(1, candidates * two-sided p of t with m - 2 df) */
+    int permutations;      /* how many the test drew (0 for TSCAN) */
+    size_t candidates;     /* split points the test chose among (Bonferroni's factor for TSCAN) */
+    double mean_before;    /* means of the segments on either side */
     double mean_after;
-    double diff_lo;   /* Welch t interval of mean_after - mean_before at confidence
-                       * 1 - 0.05 / candidates: simultaneous over the candidate splits, so it
-                       * keeps 95% coverage although the split was chosen for its large
-                       * difference (mean_after - mean_before itself is biased away from 0) */
+    double diff_lo; /* Welch t interval of mean_after - mean_before at confidence
+                     * 1 - 0.05 / candidates: simultaneous over the candidate splits, so it
+                     * keeps 95% coverage although the split was chosen for its large
+                     * difference (mean_after - mean_before itself is biased away from 0) */
     double diff_hi;
     size_t before_start;  /* the segments on either side: [before_start, index) and */
     size_t after_end;     /* [index, after_end), bounded by the neighbouring change points */
@@ -130,10 +130,10 @@ sp_status_t sp_cp_outliers(const double *x, size_t n, const sp_cp_opts_t *opts, 
  * permuting the blocks within every segment (p < alpha keeps it). TSCAN: in each segment the
  * split with the largest |pooled t|, its p-value times the number of candidate splits
  * (Bonferroni); the segment with the smallest such p is kept when p < alpha. Repeat until a test
- * fails or no segment can be split. changes (room for max values) gets the kept change points by index;
- * if more are found than fit, the first max found are kept. A series shorter than
- * 2 * min_segment gives none. SP_ERR_INVALID for bad options, NULL pointers with n > 0 or a
- * non-finite value; SP_ERR_NOMEM. O(permutations * n^2) per change point tested.
+ * fails or no segment can be split. changes (room for max values) gets the kept change points by
+ * index; if more are found than fit, the first max found are kept. A series shorter than 2 *
+ * min_segment gives none. SP_ERR_INVALID for bad options, NULL pointers with n > 0 or a non-finite
+ * value; SP_ERR_NOMEM. O(permutations * n^2) per change point tested.
  */
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p);

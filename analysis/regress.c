@@ -53,11 +53,10 @@ typedef struct {
     size_t nshifts, shifts_cap;
     outlier_t *outliers;
     size_t noutliers, outliers_cap;
-    size_t analyzed; /* metrics with at least MIN_RUNS runs */
-    double *metric_p; /* per metric: p of its first change-point test (NaN: not analyzed) */
+    size_t analyzed;   /* metrics with at least MIN_RUNS runs */
+    double *metric_p;  /* per metric: p of its first change-point test (NaN: not analyzed) */
     int *metric_perms; /* and how many permutations that test drew */
 } findings_t;
-
 
 /* ---- analysis ---- */
 
@@ -235,8 +234,8 @@ static void drop_findings(findings_t *f, const metric_t *m)
  * are tested again with enough permutations for their floor to be a quarter of alpha / m (at
  * most REFINE_MAX). Only those: the others' p-values are already resolved. */
 #define REFINE_MAX 100000
-static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *order,
-                           size_t nruns, const sp_cp_opts_t *base, double threshold)
+static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *order, size_t nruns,
+                           const sp_cp_opts_t *base, double threshold)
 {
     size_t m = 0;
     double need;
@@ -253,8 +252,7 @@ static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *
         double floor_p = 1.0 / ((double)f->metric_perms[i] + 1.0);
         /* metric_perms 0: the t scan decided; its p-value has no Monte Carlo floor */
         if (isnan(f->metric_p[i]) || f->metric_perms[i] == 0 ||
-            f->metric_p[i] > floor_p * 1.000001 ||
-            (double)f->metric_perms[i] >= need) {
+            f->metric_p[i] > floor_p * 1.000001 || (double)f->metric_perms[i] >= need) {
             continue;
         }
         drop_findings(f, &l->m[i]);
@@ -445,10 +443,9 @@ static void print_text(const run_t *runs, const size_t *order, size_t nruns, con
         if (isfinite(s->r.ratio)) {
             snprintf(ratio, sizeof(ratio), "%.3f", s->r.ratio);
         }
-        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %8s %18s %7.4f %-6s %-9s %s\n",
-                s->metric->label, s->run, s->before, s->after, s->metric->unit, ratio, ci, s->p,
-                test_name(s->method), direction(s),
-                runs[order[s->run]].path);
+        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %8s %18s %7.4f %-6s %-9s %s\n", s->metric->label,
+                s->run, s->before, s->after, s->metric->unit, ratio, ci, s->p, test_name(s->method),
+                direction(s), runs[order[s->run]].path);
     }
     if (f->nshifts == 0) {
         fprintf(out, "# (none)\n");
@@ -524,8 +521,7 @@ static int parse(int argc, char **argv, regress_opts_t *ro, sp_cp_opts_t *o)
     char msg[512];
     int help = 0;
 
-    if (sp_opts_parse(&regress_table, argc, argv, 2, ro, &help, NULL, msg, sizeof(msg)) !=
-        SP_OK) {
+    if (sp_opts_parse(&regress_table, argc, argv, 2, ro, &help, NULL, msg, sizeof(msg)) != SP_OK) {
         return bad(msg);
     }
     if (help) {
@@ -589,8 +585,8 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
 
 /* Every metric's change points and outliers, then the findings printed. 0 or 1 (a shift), 2
  * after one message. */
-static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *base, run_t *runs,
-                   size_t *order, metric_list_t *l, findings_t *f)
+static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *base, run_t *runs, size_t *order,
+                   metric_list_t *l, findings_t *f)
 {
     sp_cp_opts_t o = *base;
     size_t nfiles = (size_t)ro->files.n;

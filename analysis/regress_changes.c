@@ -50,8 +50,7 @@ static int print_fingerprint_text(const char *before, const char *after, FILE *o
     return n > 0 ? n : 0;
 }
 
-int sp__regress_what_changed(size_t run, const char *before, const char *after, int json,
-                             FILE *out)
+int sp__regress_what_changed(size_t run, const char *before, const char *after, int json, FILE *out)
 {
     sp_kv_t *kv = calloc(2 * MAX_OPTS, sizeof(*kv));
     sp_fpdiff_t *d = calloc(2 * MAX_OPTS, sizeof(*d));

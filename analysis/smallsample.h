@@ -12,7 +12,7 @@ typedef struct {
     double diff; /* mean(b) - mean(a) */
     double lo;   /* Welch t interval of diff at the requested confidence */
     double hi;
-    double df;   /* Welch-Satterthwaite degrees of freedom (NaN when neither side varies) */
+    double df; /* Welch-Satterthwaite degrees of freedom (NaN when neither side varies) */
 } sp_ss_welch_t;
 
 /* Welch's t interval for mean(b) - mean(a): se^2 = va/na + vb/nb with the sample variances,

@@ -396,7 +396,8 @@ static void test_small_series_shift(void **state)
             sp_cp_result_cleanup(&r);
         }
         print_message("%zu+%zu runs, 2x shift: found in %d of 50 (noise 5%%), interval holds log 2 "
-                      "in %d; noise 15%%: %d of 50\n", half, half, found, covered, found_noisy);
+                      "in %d; noise 15%%: %d of 50\n",
+                      half, half, found, covered, found_noisy);
         assert_int_equal(found, 50);
         assert_true(covered >= 47);
         assert_true(found_noisy >= 35);
