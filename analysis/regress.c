@@ -413,7 +413,8 @@ static void print_method_text(const sp_cp_opts_t *o, size_t nruns, double thresh
     } else {
         fprintf(out,
                 "# test: E-divisive (energy, alpha 1) with %d to %d permutations of blocks of %zu "
-                "runs; permutation floor %.3g\n",
+                "run(s)"
+                "; permutation floor %.3g\n",
                 o->permutations, o->max_permutations, sp_cp_block_len(o, nruns), fl);
     }
 }
