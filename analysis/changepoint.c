@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abstats.h"
+#include "smallsample.h"
 #include "stats.h"
 
 /* Relative slack when a permuted statistic is compared with the observed one: the mirror image
@@ -24,6 +26,9 @@ void sp_cp_opts_default(sp_cp_opts_t *opts)
     opts->max_changes = 0;
     opts->outlier_z = 5.0;
     opts->outlier_min_dev = 0.0;
+    opts->method = SP_CP_AUTO;
+    opts->nseries = 1;
+    opts->block = 0;
 }
 
 /* splitmix64: a small, well-mixed stream for shuffling. */
@@ -67,7 +72,8 @@ static int all_finite(const double *x, size_t n)
 static int opts_valid(const sp_cp_opts_t *o)
 {
     return o != NULL && o->min_segment >= 2 && o->permutations >= 19 && o->alpha > 0.0 &&
-           o->alpha < 1.0 && !(o->outlier_min_dev < 0.0) && !isnan(o->outlier_z);
+           o->alpha < 1.0 && !(o->outlier_min_dev < 0.0) && !isnan(o->outlier_z) &&
+           o->method >= SP_CP_AUTO && o->method <= SP_CP_TSCAN;
 }
 
 /*
@@ -133,6 +139,186 @@ static double best_over_segments(const double *x, const size_t *bounds, size_t n
     return best;
 }
 
+size_t sp_cp_block_len(const sp_cp_opts_t *opts, size_t n)
+{
+    size_t b;
+
+    if (opts->block > 0) {
+        return opts->block;
+    }
+    if (n < SP_CP_BLOCK_MIN_N) {
+        return 1;
+    }
+    b = (size_t)floor(pow((double)n, 0.25) + 1e-9);
+    return b < 1 ? 1 : b;
+}
+
+double sp_cp_perm_floor(const sp_cp_opts_t *opts, size_t n)
+{
+    return sp_ss_perm_floor(n / sp_cp_block_len(opts, n));
+}
+
+sp_cp_method_t sp_cp_method_for(const sp_cp_opts_t *opts, size_t n)
+{
+    double m = opts->nseries > 0 ? (double)opts->nseries : 1.0;
+
+    if (opts->method != SP_CP_AUTO) {
+        return opts->method;
+    }
+    /* Benjamini-Hochberg over m series multiplies a lone p-value by m: a permutation test whose
+     * floor does not stay 4x below alpha / m cannot report a change, however large */
+    return sp_cp_perm_floor(opts, n) * m <= opts->alpha / 4.0 ? SP_CP_PERMUTATION : SP_CP_TSCAN;
+}
+
+/* Fisher-Yates over the whole blocks of len values in blocks of blk (the remainder, fewer than
+ * blk values at the end, stays in place: the rearrangements then form a group, which keeps the
+ * test exact for exchangeable blocks). tmp: len values. */
+static void shuffle_blocks(double *x, size_t len, size_t blk, double *tmp, uint64_t *s)
+{
+    size_t nb = len / blk;
+
+    if (blk <= 1) {
+        shuffle(x, len, s);
+        return;
+    }
+    memcpy(tmp, x, nb * blk * sizeof(*tmp));
+    for (size_t i = nb; i > 1; i--) {
+        size_t j = (size_t)(next_u64(s) % (uint64_t)i);
+        if (j != i - 1) {
+            memcpy(x + (i - 1) * blk, tmp + j * blk, blk * sizeof(*x));
+            memcpy(tmp + j * blk, tmp + (i - 1) * blk, blk * sizeof(*tmp));
+        } else {
+            memcpy(x + (i - 1) * blk, tmp + j * blk, blk * sizeof(*x));
+        }
+    }
+    if (nb > 0) {
+        memcpy(x, tmp, blk * sizeof(*x));
+    }
+}
+
+/* One test of binary segmentation: where to split and its p-value. */
+typedef struct {
+    size_t seg, at, candidates;
+    double stat, p;
+    int perms;
+} step_t;
+
+/* TSCAN: per segment the split of largest |t|, Bonferroni over its candidate splits; the segment
+ * with the smallest adjusted p. 0 when no segment can be split. */
+static int tscan_step(const double *x, const size_t *bounds, size_t nseg, size_t min_seg,
+                      step_t *st)
+{
+    int any = 0;
+
+    for (size_t s = 0; s < nseg; s++) {
+        size_t m = bounds[s + 1] - bounds[s], best_k = 0;
+        double best_t = -1.0, p;
+        if (m < 2 * min_seg) {
+            continue;
+        }
+        for (size_t k = min_seg; k + min_seg <= m; k++) {
+            double t = fabs(sp_ss_split_t(x + bounds[s], m, k));
+            if (t > best_t) {
+                best_t = t;
+                best_k = k;
+            }
+        }
+        p = sp_ab_t_two_sided_p(best_t, (double)(m - 2)) * (double)(m - 2 * min_seg + 1);
+        p = p > 1.0 ? 1.0 : p;
+        if (!any || p < st->p || (p == st->p && best_t > st->stat)) {
+            st->seg = s;
+            st->at = bounds[s] + best_k;
+            st->candidates = m - 2 * min_seg + 1;
+            st->stat = sp_ss_split_t(x + bounds[s], m, best_k);
+            st->p = p;
+            st->perms = 0;
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* PERMUTATION: the largest Q over the segments, its p-value from nperm rearrangements of the
+ * blocks within every segment. 0 when no segment can be split. work, tmp: n values. */
+static int perm_step(const double *x, size_t n, const size_t *bounds, size_t nseg,
+                     const sp_cp_opts_t *o, size_t blk, int nperm, double *work, double *tmp,
+                     uint64_t *rng, step_t *st)
+{
+    size_t pseg = 0, pat = 0, hits = 0;
+    double q = best_over_segments(x, bounds, nseg, o->min_segment, &st->seg, &st->at);
+
+    if (q == -INFINITY) {
+        return 0; /* no segment long enough to split */
+    }
+    /* Under "no further change" the blocks of each segment are exchangeable, so rearranging
+     * them within every segment draws from the statistic's null distribution. */
+    memcpy(work, x, n * sizeof(*work));
+    for (int r = 0; r < nperm; r++) {
+        for (size_t s = 0; s < nseg; s++) {
+            shuffle_blocks(work + bounds[s], bounds[s + 1] - bounds[s], blk, tmp, rng);
+        }
+        hits += best_over_segments(work, bounds, nseg, o->min_segment, &pseg, &pat) >=
+                q - TIE_REL * fabs(q);
+    }
+    st->stat = q;
+    st->p = (1.0 + (double)hits) / (1.0 + (double)nperm);
+    st->perms = nperm;
+    st->candidates = bounds[st->seg + 1] - bounds[st->seg] - 2 * o->min_segment + 1;
+    return 1;
+}
+
+/* Permutations for a series of n values: more for short series (see SP_CP_PERM_BUDGET). */
+static int perm_count(const sp_cp_opts_t *o, size_t n)
+{
+    int nperm = o->permutations;
+
+    /* A Monte Carlo p-value near alpha flips with the seed; where it is cheap (short series),
+     * more permutations make the decision that of the exact test. */
+    if (o->max_permutations > nperm) {
+        double fit = SP_CP_PERM_BUDGET / ((double)n * (double)n);
+        nperm = fit >= (double)o->max_permutations ? o->max_permutations
+                                                   : (fit > (double)nperm ? (int)fit : nperm);
+    }
+    return nperm;
+}
+
+/* Order the found changes by position and fill in their segments, medians, means and
+ * intervals. work: n values. */
+static void describe_changes(const double *x, size_t n, sp_cp_change_t *changes, size_t nfound,
+                             double *work)
+{
+    for (size_t i = 1; i < nfound; i++) {
+        sp_cp_change_t c = changes[i];
+        size_t j = i;
+        for (; j > 0 && changes[j - 1].index > c.index; j--) {
+            changes[j] = changes[j - 1];
+        }
+        changes[j] = c;
+    }
+    for (size_t i = 0; i < nfound; i++) {
+        size_t a = i > 0 ? changes[i - 1].index : 0, c = changes[i].index;
+        size_t b = i + 1 < nfound ? changes[i + 1].index : n;
+        sp_ss_welch_t w;
+        double conf = 1.0 - 0.05 / (double)(changes[i].candidates ? changes[i].candidates : 1);
+        changes[i].before_start = a;
+        changes[i].after_end = b;
+        changes[i].median_before = sp_stats_median(x + a, c - a, work);
+        changes[i].median_after = sp_stats_median(x + c, b - c, work);
+        changes[i].diff_lo = changes[i].diff_hi = NAN;
+        changes[i].mean_before = changes[i].mean_after = NAN;
+        if (sp_ss_welch(x + a, c - a, x + c, b - c, conf, &w) == SP_OK) {
+            double mb = 0.0;
+            for (size_t k = a; k < c; k++) {
+                mb += x[k];
+            }
+            changes[i].mean_before = mb / (double)(c - a);
+            changes[i].mean_after = changes[i].mean_before + w.diff;
+            changes[i].diff_lo = w.lo;
+            changes[i].diff_hi = w.hi;
+        }
+    }
+}
+
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p)
 {
@@ -144,10 +330,11 @@ sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *op
                                double *first_p, int *first_perms_p)
 {
     size_t *bounds;
-    double *work;
-    size_t nseg = 1, nfound = 0;
+    double *work, *tmp;
+    size_t nseg = 1, nfound = 0, blk;
     uint64_t rng;
     int nperm;
+    sp_cp_method_t method;
 
     if (!opts_valid(opts) || nchanges_p == NULL || (n > 0 && x == NULL) ||
         (max > 0 && changes == NULL) || !all_finite(x, n)) {
@@ -162,76 +349,51 @@ sp_status_t sp_cp_detect_first(const double *x, size_t n, const sp_cp_opts_t *op
     }
     bounds = malloc((n + 2) * sizeof(*bounds));
     work = malloc(n * sizeof(*work));
-    if (bounds == NULL || work == NULL) {
+    tmp = malloc(n * sizeof(*tmp));
+    if (bounds == NULL || work == NULL || tmp == NULL) {
         free(bounds);
         free(work);
+        free(tmp);
         return SP_ERR_NOMEM;
     }
     bounds[0] = 0;
     bounds[1] = n;
     rng = opts->seed;
-    /* A Monte Carlo p-value near alpha flips with the seed; where it is cheap (short series),
-     * more permutations make the decision that of the exact test. */
-    nperm = opts->permutations;
-    if (opts->max_permutations > nperm) {
-        double fit = SP_CP_PERM_BUDGET / ((double)n * (double)n);
-        nperm = fit >= (double)opts->max_permutations ? opts->max_permutations
-                                                      : (fit > (double)nperm ? (int)fit : nperm);
-    }
+    nperm = perm_count(opts, n);
+    method = sp_cp_method_for(opts, n);
+    blk = sp_cp_block_len(opts, n);
     while (nfound < max && (opts->max_changes == 0 || nfound < opts->max_changes)) {
-        size_t seg = 0, at = 0, pseg = 0, pat = 0, hits = 0;
-        double q = best_over_segments(x, bounds, nseg, opts->min_segment, &seg, &at);
-        if (q == -INFINITY) {
-            break; /* no segment long enough to split */
+        step_t st = {0, 0, 0, 0.0, 1.0, 0};
+        int ok = method == SP_CP_TSCAN
+                     ? tscan_step(x, bounds, nseg, opts->min_segment, &st)
+                     : perm_step(x, n, bounds, nseg, opts, blk, nperm, work, tmp, &rng, &st);
+        if (!ok) {
+            break;
         }
-        /* Under "no further change" the values of each segment are exchangeable, so shuffling
-         * within every segment draws from the statistic's null distribution. */
-        memcpy(work, x, n * sizeof(*work));
-        for (int r = 0; r < nperm; r++) {
-            for (size_t s = 0; s < nseg; s++) {
-                shuffle(work + bounds[s], bounds[s + 1] - bounds[s], &rng);
+        if (nfound == 0 && first_p != NULL) {
+            *first_p = st.p;
+            if (first_perms_p != NULL) {
+                *first_perms_p = st.perms;
             }
-            hits += best_over_segments(work, bounds, nseg, opts->min_segment, &pseg, &pat) >=
-                    q - TIE_REL * fabs(q);
         }
-        {
-            double p = (1.0 + (double)hits) / (1.0 + (double)nperm);
-            if (nfound == 0 && first_p != NULL) {
-                *first_p = p;
-                if (first_perms_p != NULL) {
-                    *first_perms_p = nperm;
-                }
-            }
-            if (!(p < opts->alpha)) {
-                break;
-            }
-            changes[nfound].index = at;
-            changes[nfound].stat = q;
-            changes[nfound].p = p;
-            changes[nfound].permutations = nperm;
-            nfound++;
+        if (!(st.p < opts->alpha)) {
+            break;
         }
-        memmove(&bounds[seg + 2], &bounds[seg + 1], (nseg - seg) * sizeof(*bounds));
-        bounds[seg + 1] = at;
+        memset(&changes[nfound], 0, sizeof(changes[nfound]));
+        changes[nfound].index = st.at;
+        changes[nfound].method = method;
+        changes[nfound].stat = st.stat;
+        changes[nfound].p = st.p;
+        changes[nfound].permutations = st.perms;
+        changes[nfound].candidates = st.candidates;
+        nfound++;
+        memmove(&bounds[st.seg + 2], &bounds[st.seg + 1], (nseg - st.seg) * sizeof(*bounds));
+        bounds[st.seg + 1] = st.at;
         nseg++;
     }
     /* found in order of strength; report in order of position */
-    for (size_t i = 1; i < nfound; i++) {
-        sp_cp_change_t c = changes[i];
-        size_t j = i;
-        for (; j > 0 && changes[j - 1].index > c.index; j--) {
-            changes[j] = changes[j - 1];
-        }
-        changes[j] = c;
-    }
-    for (size_t i = 0; i < nfound; i++) {
-        size_t a = i > 0 ? changes[i - 1].index : 0, c = changes[i].index;
-        size_t b = i + 1 < nfound ? changes[i + 1].index : n;
-        changes[i].before_start = a;
-        changes[i].after_end = b;
-        changes[i].median_before = sp_stats_median(x + a, c - a, work);
-        changes[i].median_after = sp_stats_median(x + c, b - c, work);
-    }
+    describe_changes(x, n, changes, nfound, work);
+    free(tmp);
     free(work);
     free(bounds);
     *nchanges_p = nfound;
@@ -384,6 +546,9 @@ sp_status_t sp_cp_analyze(const double *x, size_t n, const sp_cp_opts_t *opts, s
             o->z = z[i];
         }
     }
+    r.method = sp_cp_method_for(opts, n);
+    r.block = sp_cp_block_len(opts, n);
+    r.floor = sp_cp_perm_floor(opts, n);
     status = sp_cp_detect_first(r.clean, n, opts, r.changes, n / 2 + 1, &r.nchanges, &r.first_p,
                                 &r.first_permutations);
     if (status != SP_OK) {

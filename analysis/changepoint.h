@@ -1,7 +1,9 @@
-/* Change points in one series of numbers (scaleprobe regress, issue 7): a screen for isolated
- * outliers, then E-divisive (Matteson & James 2014, energy statistic with alpha = 1) with a
- * permutation test, applied recursively. Pure functions, no MPI or HDF5; deterministic for a
- * given seed. docs/METHODOLOGY.md, "Regressions over a series", gives the reasons. */
+/* Change points in one series of numbers (scaleprobe regress, issues 7 and 14): a screen for
+ * isolated outliers, then binary segmentation with one of two tests: E-divisive (Matteson & James
+ * 2014, energy statistic) with a block permutation test where the series is long enough for
+ * permutations to reach small p-values, else a t scan over the split points with a Bonferroni
+ * correction. Pure functions, no MPI or HDF5; deterministic for a given seed.
+ * docs/METHODOLOGY.md, "Regressions over a series", gives the reasons. */
 #ifndef SP_CHANGEPOINT_H
 #define SP_CHANGEPOINT_H
 
@@ -13,6 +15,17 @@
 /* Pair distances one test may compute when it raises the permutation count of a short series:
  * 2e6 gives 9,999 permutations up to 14 values, 2,222 at 30, the minimum from 100 on. */
 #define SP_CP_PERM_BUDGET 2e6
+
+/* Which test decides a split. AUTO: PERMUTATION when its floor (smallest reachable p-value,
+ * sp_cp_perm_floor) times nseries is at most alpha / 4, so that a lone change among nseries
+ * tested series can survive Benjamini-Hochberg; TSCAN otherwise. */
+typedef enum { SP_CP_AUTO = 0, SP_CP_PERMUTATION, SP_CP_TSCAN } sp_cp_method_t;
+
+/* Series of at least this many values are permuted in blocks of floor(n^(1/4)) consecutive
+ * values (2 from 16 values, 3 from 81), so that run-to-run drift (neighbouring runs alike) stays
+ * within a block. Longer blocks (cube root) cost too much power: they carry a level change of
+ * another part of the series into every rearrangement. */
+#define SP_CP_BLOCK_MIN_N 16
 
 typedef struct {
     size_t min_segment;   /* fewest values a change point may leave on either side; >= 2 */
@@ -26,13 +39,28 @@ typedef struct {
     double outlier_z; /* robust z beyond which an isolated value is an outlier; <= 0: no screen */
     double outlier_min_dev; /* and its distance to every near neighbour must exceed this (units
                              * of the series); 0: no floor */
+    sp_cp_method_t method;  /* default AUTO */
+    size_t nseries;         /* series tested together (AUTO's rule); 0 counts as 1 */
+    size_t block;           /* permutation block length; 0: floor(n^(1/4)) from SP_CP_BLOCK_MIN_N
+                             * values on, else 1 */
 } sp_cp_opts_t;
 
 typedef struct {
-    size_t index;     /* first value of the new segment (1 .. n-1) */
-    double stat;      /* the energy statistic Q of the split, within the segment it divided */
-    double p;         /* permutation p-value: (1 + #{permuted max Q >= Q}) / (permutations + 1) */
-    int permutations; /* how many the test drew */
+    size_t index;          /* first value of the new segment (1 .. n-1) */
+    sp_cp_method_t method; /* the test that kept it (PERMUTATION or TSCAN) */
+    double stat;           /* PERMUTATION: the energy statistic Q of the split within the segment it
+                            * divided; TSCAN: the split's pooled two-sample t */
+    double p;              /* PERMUTATION: (1 + #{permuted max Q >= Q}) / (permutations + 1);
+                            * TSCAN: min(1, candidates * two-sided p of t with m - 2 df) */
+    int permutations;      /* how many the test drew (0 for TSCAN) */
+    size_t candidates;     /* split points the test chose among (Bonferroni's factor for TSCAN) */
+    double mean_before;    /* means of the segments on either side */
+    double mean_after;
+    double diff_lo; /* Welch t interval of mean_after - mean_before at confidence
+                     * 1 - 0.05 / candidates: simultaneous over the candidate splits, so it
+                     * keeps 95% coverage although the split was chosen for its large
+                     * difference (mean_after - mean_before itself is biased away from 0) */
+    double diff_hi;
     size_t before_start;  /* the segments on either side: [before_start, index) and */
     size_t after_end;     /* [index, after_end), bounded by the neighbouring change points */
     double median_before; /* medians of the series over those segments */
@@ -58,12 +86,26 @@ typedef struct {
                      * not; NaN when the series is too short to test. For control over many
                      * series (regress adjusts these across metrics). */
     int first_permutations; /* how many permutations that test drew: its p is at least
-                             * 1 / (first_permutations + 1) */
+                             * 1 / (first_permutations + 1); 0 for TSCAN */
+    sp_cp_method_t method;  /* the test used on this series (PERMUTATION or TSCAN) */
+    size_t block;           /* permutation block length used (PERMUTATION) */
+    double floor;           /* sp_cp_perm_floor of the series: the smallest p-value its
+                             * permutation test can reach, whichever test was used */
 } sp_cp_result_t;
 
 /* Defaults: min_segment 3, 199 to 9,999 permutations, alpha 0.05, a fixed seed, no limit on
- * changes, outlier_z 5, no outlier floor. */
+ * changes, outlier_z 5, no outlier floor, method AUTO for one series, automatic blocks. */
 void sp_cp_opts_default(sp_cp_opts_t *opts);
+
+/* The permutation block length opts gives a series of n values (>= 1). */
+size_t sp_cp_block_len(const sp_cp_opts_t *opts, size_t n);
+
+/* The smallest p-value the permutation test can reach on n values: sp_ss_perm_floor of the
+ * number of whole blocks, n / sp_cp_block_len. */
+double sp_cp_perm_floor(const sp_cp_opts_t *opts, size_t n);
+
+/* The test opts choose for a series of n values (PERMUTATION or TSCAN; see sp_cp_method_t). */
+sp_cp_method_t sp_cp_method_for(const sp_cp_opts_t *opts, size_t n);
 
 /*
  * Outlier screen. Value i is an outlier when it is far from each of its (up to) 4 nearest
@@ -81,14 +123,17 @@ sp_status_t sp_cp_outliers(const double *x, size_t n, const sp_cp_opts_t *opts, 
                            int *flags, double *z, size_t *nout_p);
 
 /*
- * E-divisive over x[0..n): the split of a segment that maximizes the energy statistic
+ * Binary segmentation over x[0..n) with the test sp_cp_method_for chooses. PERMUTATION
+ * (E-divisive): the split of a segment that maximizes the energy statistic
  * Q = m1 m2 / (m1 + m2) * (2 mean|L - R| - mean|L - L'| - mean|R - R'|) over splits leaving at
  * least min_segment values each side; among all current segments the largest Q is tested by
- * permuting the values within every segment (p < alpha keeps it); repeat until a test fails or
- * no segment can be split. changes (room for max values) gets the kept change points by index;
- * if more are found than fit, the first max found are kept. A series shorter than
- * 2 * min_segment gives none. SP_ERR_INVALID for bad options, NULL pointers with n > 0 or a
- * non-finite value; SP_ERR_NOMEM. O(permutations * n^2) per change point tested.
+ * permuting the blocks within every segment (p < alpha keeps it). TSCAN: in each segment the
+ * split with the largest |pooled t|, its p-value times the number of candidate splits
+ * (Bonferroni); the segment with the smallest such p is kept when p < alpha. Repeat until a test
+ * fails or no segment can be split. changes (room for max values) gets the kept change points by
+ * index; if more are found than fit, the first max found are kept. A series shorter than 2 *
+ * min_segment gives none. SP_ERR_INVALID for bad options, NULL pointers with n > 0 or a non-finite
+ * value; SP_ERR_NOMEM. O(permutations * n^2) per change point tested.
  */
 sp_status_t sp_cp_detect(const double *x, size_t n, const sp_cp_opts_t *opts,
                          sp_cp_change_t *changes, size_t max, size_t *nchanges_p);

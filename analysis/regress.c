@@ -17,12 +17,11 @@
 #include "launcher.h"
 #include "options.h"
 #include "reader.h"
+#include "regress_changes.h"
+#include "regress_metrics.h"
 #include "stats.h"
 
 #define MIN_RUNS 3
-#define BOOT_ITERS 2000
-#define BOOT_SEED 20261204u
-#define N_PROXY_METRICS 7
 
 typedef struct {
     char path[4096];
@@ -31,27 +30,16 @@ typedef struct {
 } run_t;
 
 typedef struct {
-    char label[128];
-    const char *unit;
-    int is_sweep;
-    sp_coll_row_t key; /* sweep points: the fields that identify a point */
-    double *value;     /* per run, by file index; NaN where the run does not have it */
-    double *busbw;     /* per run, sweep points only; NaN where undefined */
-} metric_t;
-
-typedef struct {
-    metric_t *m;
-    size_t n, cap;
-    size_t nfiles;
-} metric_list_t;
-
-typedef struct {
     const metric_t *metric;
     size_t run;           /* first run after the shift (position in the ordered runs) */
     double before, after; /* medians of the segments on either side (metric's unit) */
     double bw_before, bw_after;
-    sp_ab_ratio_t r; /* ratio after/before with its bootstrap interval (NaN when n/a) */
-    double p;        /* permutation p-value */
+    sp_ab_ratio_t r; /* ratio after/before of geometric means with the simultaneous Welch t
+                      * interval of changepoint.h (NaN when the metric is not positive) */
+    double p;        /* the test's p-value (t scan: Bonferroni-adjusted; permutation) */
+    sp_cp_method_t method;
+    size_t candidates; /* split points the test chose among */
+    double floor;      /* the permutation floor of the metric's series */
 } shift_t;
 
 typedef struct {
@@ -65,136 +53,10 @@ typedef struct {
     size_t nshifts, shifts_cap;
     outlier_t *outliers;
     size_t noutliers, outliers_cap;
-    size_t analyzed; /* metrics with at least MIN_RUNS runs */
-    double *metric_p; /* per metric: p of its first change-point test (NaN: not analyzed) */
+    size_t analyzed;   /* metrics with at least MIN_RUNS runs */
+    double *metric_p;  /* per metric: p of its first change-point test (NaN: not analyzed) */
     int *metric_perms; /* and how many permutations that test drew */
 } findings_t;
-
-/* ---- metrics of one file ---- */
-
-static int same_point(const sp_coll_row_t *x, const sp_coll_row_t *y)
-{
-    return x->op == y->op && x->dtype == y->dtype && x->redop == y->redop &&
-           x->in_place == y->in_place && x->root == y->root && x->bytes == y->bytes;
-}
-
-/* The metric with this label (sweep: this key), added when new. NULL when out of memory. */
-static metric_t *metric_get(metric_list_t *l, const char *label, const sp_coll_row_t *key,
-                            const char *unit)
-{
-    metric_t *m;
-
-    for (size_t i = 0; i < l->n; i++) {
-        if (key != NULL ? l->m[i].is_sweep && same_point(&l->m[i].key, key)
-                        : !l->m[i].is_sweep && strcmp(l->m[i].label, label) == 0) {
-            return &l->m[i];
-        }
-    }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 32;
-        metric_t *p = realloc(l->m, cap * sizeof(*p));
-        if (p == NULL) {
-            return NULL;
-        }
-        l->m = p;
-        l->cap = cap;
-    }
-    m = &l->m[l->n];
-    memset(m, 0, sizeof(*m));
-    snprintf(m->label, sizeof(m->label), "%s", label);
-    m->unit = unit;
-    m->is_sweep = key != NULL;
-    if (key != NULL) {
-        m->key = *key;
-    }
-    m->value = malloc(l->nfiles * sizeof(*m->value));
-    m->busbw = malloc(l->nfiles * sizeof(*m->busbw));
-    if (m->value == NULL || m->busbw == NULL) {
-        free(m->value);
-        free(m->busbw);
-        return NULL;
-    }
-    for (size_t i = 0; i < l->nfiles; i++) {
-        m->value[i] = NAN;
-        m->busbw[i] = NAN;
-    }
-    l->n++;
-    return m;
-}
-
-/* The proxy's per-run values: the median over measured steps of the step time, and of the mean
- * over ranks of compute time, bubble fraction and exposed communication (all, per lane). */
-static const struct {
-    const char *label;
-    const char *unit;
-    size_t offset;
-} proxy_metrics[N_PROXY_METRICS] = {
-    {"proxy step time", "ms", offsetof(sp_proxy_rank_row_t, step_ms)},
-    {"proxy compute per rank", "ms", offsetof(sp_proxy_rank_row_t, busy_ms)},
-    {"proxy bubble fraction", "", offsetof(sp_proxy_rank_row_t, bubble_frac)},
-    {"proxy exposed comm", "ms", offsetof(sp_proxy_rank_row_t, exposed_ms)},
-    {"proxy exposed dp comm", "ms", offsetof(sp_proxy_rank_row_t, dp_exposed_ms)},
-    {"proxy exposed tp comm", "ms", offsetof(sp_proxy_rank_row_t, tp_exposed_ms)},
-    {"proxy exposed pp comm", "ms", offsetof(sp_proxy_rank_row_t, pp_exposed_ms)},
-};
-
-/* Median over steps of the per-step mean over ranks of one field (NaN when there is none). */
-static double proxy_run_value(const sp_reader_t *rd, size_t offset)
-{
-    double *per_step = NULL, v;
-    size_t steps = 0, k = 0;
-
-    if (sp_reader_proxy_steps(rd, offset, &per_step, &steps) != SP_OK || steps == 0) {
-        return NAN;
-    }
-    for (size_t s = 0; s < steps; s++) {
-        if (!isnan(per_step[s])) {
-            per_step[k++] = per_step[s];
-        }
-    }
-    v = k > 0 ? sp_stats_median(per_step, k, per_step) : NAN;
-    free(per_step);
-    return v;
-}
-
-/* Add file `run`'s values to the metric list. 0 on success, -1 out of memory. */
-static int add_run(metric_list_t *l, const sp_reader_t *rd, size_t run)
-{
-    if (rd->has_proxy) {
-        for (int k = 0; k < N_PROXY_METRICS; k++) {
-            metric_t *m = metric_get(l, proxy_metrics[k].label, NULL, proxy_metrics[k].unit);
-            if (m == NULL) {
-                return -1;
-            }
-            m->value[run] = proxy_run_value(rd, proxy_metrics[k].offset);
-        }
-        return 0;
-    }
-    for (size_t i = 0; i < rd->nrows; i++) {
-        char label[128];
-        metric_t *m;
-        sp_reader_point_label(&rd->rows[i], label, sizeof(label));
-        m = metric_get(l, label, &rd->rows[i], "us");
-        if (m == NULL) {
-            return -1;
-        }
-        /* time_us is already the median of the point's samples */
-        if (rd->rows[i].samples > 0) {
-            m->value[run] = rd->rows[i].time_us;
-            m->busbw[run] = rd->rows[i].busbw_gbps;
-        }
-    }
-    return 0;
-}
-
-static void metrics_free(metric_list_t *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->m[i].value);
-        free(l->m[i].busbw);
-    }
-    free(l->m);
-}
 
 /* ---- analysis ---- */
 
@@ -305,6 +167,9 @@ static int analyze_metric(const metric_t *m, size_t idx, const size_t *order, si
         s.metric = m;
         s.run = pos[at];
         s.p = cp->p;
+        s.method = cp->method;
+        s.candidates = cp->candidates;
+        s.floor = res.floor;
         s.before = finite_median(y, a, at, tmp);
         s.after = finite_median(y, at, b, tmp);
         s.bw_before = finite_median(bw, a, at, tmp);
@@ -312,11 +177,12 @@ static int analyze_metric(const metric_t *m, size_t idx, const size_t *order, si
         s.r.ratio = s.before > 0.0 ? s.after / s.before : NAN;
         s.r.lo = s.r.hi = s.r.p = NAN;
         if (positive) {
-            sp_ab_ratio_t r;
-            if (sp_ab_ratio(y + a, at - a, y + at, b - at, BOOT_ITERS, 0.95, BOOT_SEED, &r) ==
-                SP_OK) {
-                s.r = r;
-            }
+            /* on the log values: the ratio of geometric means, and its interval, simultaneous
+             * over the candidate splits (the split was chosen for its large difference) */
+            s.r.ratio = exp(cp->mean_after - cp->mean_before);
+            s.r.lo = exp(cp->diff_lo);
+            s.r.hi = exp(cp->diff_hi);
+            s.r.p = cp->p;
         }
         /* a change from or to zero (a metric that was absent) has no ratio but is a change */
         big = isfinite(s.r.ratio) ? fabs(s.r.ratio - 1.0) > threshold : s.after != s.before;
@@ -368,8 +234,8 @@ static void drop_findings(findings_t *f, const metric_t *m)
  * are tested again with enough permutations for their floor to be a quarter of alpha / m (at
  * most REFINE_MAX). Only those: the others' p-values are already resolved. */
 #define REFINE_MAX 100000
-static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *order,
-                           size_t nruns, const sp_cp_opts_t *base, double threshold)
+static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *order, size_t nruns,
+                           const sp_cp_opts_t *base, double threshold)
 {
     size_t m = 0;
     double need;
@@ -384,8 +250,9 @@ static int refine_at_floor(findings_t *f, const metric_list_t *l, const size_t *
     o.permutations = o.max_permutations = (int)need;
     for (size_t i = 0; i < l->n; i++) {
         double floor_p = 1.0 / ((double)f->metric_perms[i] + 1.0);
-        if (isnan(f->metric_p[i]) || f->metric_p[i] > floor_p * 1.000001 ||
-            (double)f->metric_perms[i] >= need) {
+        /* metric_perms 0: the t scan decided; its p-value has no Monte Carlo floor */
+        if (isnan(f->metric_p[i]) || f->metric_perms[i] == 0 ||
+            f->metric_p[i] > floor_p * 1.000001 || (double)f->metric_perms[i] >= need) {
             continue;
         }
         drop_findings(f, &l->m[i]);
@@ -436,6 +303,32 @@ static int fdr_over_metrics(findings_t *f, const metric_list_t *l, double alpha)
 
 /* ---- output ---- */
 
+static const char *test_name(sp_cp_method_t m)
+{
+    return m == SP_CP_TSCAN ? "t-scan" : "perm";
+}
+
+/* What changed at every run where a shift starts, each run once, in run order. */
+static void print_what_changed(const run_t *runs, const size_t *order, size_t nruns,
+                               const findings_t *f, int json, FILE *out)
+{
+    int n = 0;
+
+    for (size_t k = 1; k < nruns; k++) {
+        int at_k = 0;
+        for (size_t i = 0; i < f->nshifts && !at_k; i++) {
+            at_k = f->shifts[i].run == k;
+        }
+        if (at_k) {
+            if (json) {
+                fprintf(out, "%s\n  ", n ? "," : "");
+            }
+            sp__regress_what_changed(k, runs[order[k - 1]].path, runs[order[k]].path, json, out);
+            n++;
+        }
+    }
+}
+
 static const char *direction(const shift_t *s)
 {
     return s->after > s->before ? "slower" : "faster";
@@ -453,11 +346,13 @@ static void print_json(const run_t *runs, const size_t *order, size_t nruns, con
         fprintf(out, "}");
     }
     fprintf(out,
-            "\n ],\n \"method\": {\"order\": \"%s\", \"permutations_min\": %d, "
-            "\"permutations_max\": %d, \"alpha\": %g, \"threshold\": %g, "
-            "\"min_segment\": %zu, \"outlier_z\": %g},\n \"shifts\": [",
-            by_time ? "created" : "given", o->permutations, o->max_permutations, o->alpha,
-            threshold, o->min_segment, o->outlier_z);
+            "\n ],\n \"method\": {\"order\": \"%s\", \"test\": \"%s\", "
+            "\"permutation_floor\": %g, \"block\": %zu, \"series\": %zu, "
+            "\"permutations_min\": %d, \"permutations_max\": %d, \"alpha\": %g, "
+            "\"threshold\": %g, \"min_segment\": %zu, \"outlier_z\": %g},\n \"shifts\": [",
+            by_time ? "created" : "given", test_name(sp_cp_method_for(o, nruns)),
+            sp_cp_perm_floor(o, nruns), sp_cp_block_len(o, nruns), o->nseries, o->permutations,
+            o->max_permutations, o->alpha, threshold, o->min_segment, o->outlier_z);
     for (size_t i = 0; i < f->nshifts; i++) {
         const shift_t *s = &f->shifts[i];
         fprintf(out, "%s\n  {\"metric\": ", i ? "," : "");
@@ -472,10 +367,15 @@ static void print_json(const run_t *runs, const size_t *order, size_t nruns, con
         sp_json_num(out, "ci_lo", s->r.lo);
         sp_json_num(out, "ci_hi", s->r.hi);
         sp_json_num(out, "p", s->p);
+        fprintf(out, ", \"test\": \"%s\", \"candidates\": %zu", test_name(s->method),
+                s->candidates);
+        sp_json_num(out, "permutation_floor", s->floor);
         sp_json_num(out, "busbw_before_gbps", s->bw_before);
         sp_json_num(out, "busbw_after_gbps", s->bw_after);
         fprintf(out, ", \"direction\": \"%s\"}", direction(s));
     }
+    fprintf(out, "\n ],\n \"what_changed\": [");
+    print_what_changed(runs, order, nruns, f, 1, out);
     fprintf(out, "\n ],\n \"outliers\": [");
     for (size_t i = 0; i < f->noutliers; i++) {
         const outlier_t *ot = &f->outliers[i];
@@ -494,6 +394,31 @@ static void print_json(const run_t *runs, const size_t *order, size_t nruns, con
             f->analyzed, f->nshifts, f->noutliers);
 }
 
+/* The rules in force for a series of nruns runs (docs/METHODOLOGY.md). */
+static void print_method_text(const sp_cp_opts_t *o, size_t nruns, double threshold, FILE *out)
+{
+    double fl = sp_cp_perm_floor(o, nruns);
+
+    fprintf(out,
+            "# per metric one value per run; outliers: robust z > %g against the 4 nearest "
+            "runs; shifts: at least %zu runs each side,\n# p < %g, |after/before - 1| > %.1f%%, "
+            "a metric's first test Benjamini-Hochberg across the %zu metrics at the same level\n",
+            o->outlier_z, o->min_segment, o->alpha, 100.0 * threshold, o->nseries);
+    if (sp_cp_method_for(o, nruns) == SP_CP_TSCAN) {
+        fprintf(out,
+                "# test: t scan on the log values (largest |t| over the split points, p times "
+                "their number); a permutation test\n# of %zu runs cannot go below p = %.3g, "
+                "above alpha / (4 x %zu metrics)\n",
+                nruns, fl, o->nseries);
+    } else {
+        fprintf(out,
+                "# test: E-divisive (energy, alpha 1) with %d to %d permutations of blocks of %zu "
+                "run(s)"
+                "; permutation floor %.3g\n",
+                o->permutations, o->max_permutations, sp_cp_block_len(o, nruns), fl);
+    }
+}
+
 static void print_text(const run_t *runs, const size_t *order, size_t nruns, const sp_cp_opts_t *o,
                        double threshold, int by_time, const findings_t *f, FILE *out)
 {
@@ -503,17 +428,13 @@ static void print_text(const run_t *runs, const size_t *order, size_t nruns, con
         fprintf(out, "#   run %zu: %s (%s)\n", k, runs[order[k]].path,
                 runs[order[k]].created[0] ? runs[order[k]].created : "no creation time");
     }
-    fprintf(out,
-            "# per metric one value per run; outliers: robust z > %g against the 4 nearest "
-            "runs; shifts: E-divisive (energy, alpha 1),\n# %d to %d permutations, p < %g, "
-            "at least %zu runs each side, |after/before - 1| > %.1f%%, a metric's first test\n"
-            "# Benjamini-Hochberg across the metrics at the same level (docs/METHODOLOGY.md)\n",
-            o->outlier_z, o->permutations, o->max_permutations, o->alpha, o->min_segment,
-            100.0 * threshold);
+    print_method_text(o, nruns, threshold, out);
     fprintf(out, "# Shifts: first run after the shift; medians of the runs before and after; "
-                 "ratio after/before, bootstrap 95%% CI over runs\n");
-    fprintf(out, "%-40s %4s %12s %12s %5s %8s %18s %7s %-9s %s\n", "metric", "run", "before",
-            "after", "unit", "ratio", "95% CI", "p", "direction", "file");
+                 "ratio after/before of geometric means with\n# its Welch t interval, "
+                 "simultaneous over the candidate splits (the ratio itself is biased away from 1 "
+                 "by the choice of split)\n");
+    fprintf(out, "%-40s %4s %12s %12s %5s %8s %18s %7s %-6s %-9s %s\n", "metric", "run", "before",
+            "after", "unit", "ratio", "95% CI", "p", "test", "direction", "file");
     for (size_t i = 0; i < f->nshifts; i++) {
         const shift_t *s = &f->shifts[i];
         char ci[40] = "n/a", ratio[24] = "n/a";
@@ -523,13 +444,14 @@ static void print_text(const run_t *runs, const size_t *order, size_t nruns, con
         if (isfinite(s->r.ratio)) {
             snprintf(ratio, sizeof(ratio), "%.3f", s->r.ratio);
         }
-        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %8s %18s %7.4f %-9s %s\n", s->metric->label,
-                s->run, s->before, s->after, s->metric->unit, ratio, ci, s->p, direction(s),
-                runs[order[s->run]].path);
+        fprintf(out, "%-40s %4zu %12.4g %12.4g %5s %8s %18s %7.4f %-6s %-9s %s\n", s->metric->label,
+                s->run, s->before, s->after, s->metric->unit, ratio, ci, s->p, test_name(s->method),
+                direction(s), runs[order[s->run]].path);
     }
     if (f->nshifts == 0) {
         fprintf(out, "# (none)\n");
     }
+    print_what_changed(runs, order, nruns, f, 0, out);
     fprintf(out, "# Outliers: one-off runs, replaced by their neighbours' level before the shift "
                  "search\n");
     fprintf(out, "%-40s %4s %12s %12s %5s %7s %s\n", "metric", "run", "value", "neighbours", "unit",
@@ -568,7 +490,7 @@ static const sp_opt_def_t regress_defs[] = {
     {"threshold", 0, SP_OPT_DOUBLE, OFF(threshold_pct), "3", "PCT",
      "smallest shift that counts, percent in [0, 100)", 0, -1, NULL, 0},
     {"alpha", 0, SP_OPT_DOUBLE, OFF(alpha), "0.05", "A",
-     "significance level of the permutation test, in (0, 1)", 0, -1, NULL, 0},
+     "significance level of the change-point tests, in (0, 1)", 0, -1, NULL, 0},
     {"sort-by-time", 0, SP_OPT_FLAG, OFF(by_time), NULL, NULL,
      "order the files by their 'created' attribute instead of the command line", 0, -1, NULL, 0},
     {"min-segment", 0, SP_OPT_INT, OFF(min_segment), "3", "N",
@@ -579,8 +501,10 @@ static const sp_opt_table_t regress_table = {
     .command = "regress",
     .summary = "Change points over a series of result files of one cluster (e.g. nightly runs, "
                "oldest first):\nper metric one value per run, one-off outliers set apart, shifts "
-               "by E-divisive with a\npermutation test (p < alpha) larger than the threshold.\n"
-               "Exit 0: no shift; 1: a shift; 2: bad input.",
+               "(p < alpha) larger than the\nthreshold: a t scan over the split points where a "
+               "permutation test cannot reach alpha\n(short series), else E-divisive with block "
+               "permutations; what changed at each shift.\nNeeds 6 runs, 3 each side of a "
+               "change. Exit 0: no shift; 1: a shift; 2: bad input.",
     .defs = regress_defs,
     .ndefs = (int)(sizeof(regress_defs) / sizeof(regress_defs[0])),
 };
@@ -598,8 +522,7 @@ static int parse(int argc, char **argv, regress_opts_t *ro, sp_cp_opts_t *o)
     char msg[512];
     int help = 0;
 
-    if (sp_opts_parse(&regress_table, argc, argv, 2, ro, &help, NULL, msg, sizeof(msg)) !=
-        SP_OK) {
+    if (sp_opts_parse(&regress_table, argc, argv, 2, ro, &help, NULL, msg, sizeof(msg)) != SP_OK) {
         return bad(msg);
     }
     if (help) {
@@ -652,7 +575,7 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
                      runs[0].path, runs[0].kind, runs[i].path, runs[i].kind);
             return bad(msg);
         }
-        if (add_run(l, &rd, i) != 0) {
+        if (sp__regress_add_run(l, &rd, i) != 0) {
             sp_reader_close(&rd);
             return bad("out of memory");
         }
@@ -663,9 +586,10 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
 
 /* Every metric's change points and outliers, then the findings printed. 0 or 1 (a shift), 2
  * after one message. */
-static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *o, run_t *runs, size_t *order,
+static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *base, run_t *runs, size_t *order,
                    metric_list_t *l, findings_t *f)
 {
+    sp_cp_opts_t o = *base;
     size_t nfiles = (size_t)ro->files.n;
     double threshold = ro->threshold_pct / 100.0;
 
@@ -684,20 +608,28 @@ static int analyze(const regress_opts_t *ro, const sp_cp_opts_t *o, run_t *runs,
     if (f->metric_p == NULL || f->metric_perms == NULL) {
         return bad("out of memory");
     }
+    o.nseries = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t have = 0;
+        for (size_t k = 0; k < nfiles; k++) {
+            have += isfinite(l->m[i].value[k]) != 0;
+        }
+        o.nseries += have >= MIN_RUNS;
+    }
     for (size_t i = 0; i < l->n; i++) {
         f->metric_p[i] = NAN;
-        if (analyze_metric(&l->m[i], i, order, nfiles, o, threshold, f) != 0) {
+        if (analyze_metric(&l->m[i], i, order, nfiles, &o, threshold, f) != 0) {
             return bad("out of memory");
         }
     }
-    if (refine_at_floor(f, l, order, nfiles, o, threshold) != 0 ||
-        fdr_over_metrics(f, l, o->alpha) != 0) {
+    if (refine_at_floor(f, l, order, nfiles, &o, threshold) != 0 ||
+        fdr_over_metrics(f, l, o.alpha) != 0) {
         return bad("out of memory");
     }
     if (ro->json) {
-        print_json(runs, order, nfiles, o, threshold, ro->by_time, f, stdout);
+        print_json(runs, order, nfiles, &o, threshold, ro->by_time, f, stdout);
     } else {
-        print_text(runs, order, nfiles, o, threshold, ro->by_time, f, stdout);
+        print_text(runs, order, nfiles, &o, threshold, ro->by_time, f, stdout);
     }
     return f->nshifts > 0 ? 1 : 0;
 }
@@ -744,7 +676,7 @@ out:
     free(f.outliers);
     free(f.metric_p);
     free(f.metric_perms);
-    metrics_free(&l);
+    sp__regress_metrics_free(&l);
     free(order);
     free(runs);
     free(files);

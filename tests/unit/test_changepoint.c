@@ -1,7 +1,9 @@
 /* Change points on synthetic series with a known answer: a planted shift found at its index, a
  * flat noisy series left alone (false-positive rate near alpha), a single spike called an
  * outlier and not a shift, two shifts both found, a level shift never called an outlier, short
- * series, determinism and bad input. Data from a seeded splitmix64 + Box-Muller stream. */
+ * series, determinism and bad input; issue 14: a 2x shift in 3+3 and 4+4 runs found by the t
+ * scan, flat series of 6 and 8 runs left alone in 95%, the permutation floor and the rule that
+ * picks the test, Welch's interval by hand. Data from a seeded splitmix64 + Box-Muller stream. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +14,7 @@
 
 #include "abstats.h"
 #include "changepoint.h"
+#include "smallsample.h"
 
 #define SEEDS 20
 #define MAX_N 64
@@ -209,10 +212,19 @@ static void test_step_not_outlier(void **state)
     assert_true(r.changes[0].median_after / r.changes[0].median_before > 50.0);
     sp_cp_result_cleanup(&r);
     /* 7 runs, 3 before the step and 4 after: the smallest p a permutation test can reach is
-     * 2 / C(7, 3) = 0.057; with 9,999 permutations for so short a series the estimate is
-     * within 0.005 of it, so nothing is declared */
+     * 2 / C(7, 3) = 0.057 > alpha, so the t scan decides, and finds the step */
+    assert_int_equal(sp_cp_analyze(x + 2, 7, &o, &r), SP_OK);
+    assert_float_equal(r.floor, 2.0 / 35.0, 1e-12);
+    assert_int_equal(r.method, SP_CP_TSCAN);
+    assert_int_equal(r.nchanges, 1);
+    assert_int_equal(r.changes[0].index, 3);
+    assert_int_equal(r.changes[0].candidates, 2);
+    assert_true(r.changes[0].p < 1e-6);
+    sp_cp_result_cleanup(&r);
+    o.method = SP_CP_PERMUTATION; /* forced: no p below its floor, so nothing is declared */
     assert_int_equal(sp_cp_analyze(x + 2, 7, &o, &r), SP_OK);
     assert_int_equal(r.nchanges, 0);
+    assert_true(r.first_p >= 2.0 / 35.0 - 0.005);
     sp_cp_result_cleanup(&r);
 }
 
@@ -297,6 +309,7 @@ static void test_first_p(void **state)
 
     (void)state;
     sp_cp_opts_default(&o);
+    o.nseries = 51; /* as regress sets it: the test must reach alpha / 51 */
     for (uint64_t set = 0; set < 10; set++) {
         int called = 0;
         for (uint64_t k = 0; k < 50; k++) {
@@ -327,13 +340,186 @@ static void test_first_p(void **state)
     }
     print_message("sets of 50 flat metrics with a metric called changed after BH: %d of 10\n",
                   sets_with_call);
-    assert_true(sets_with_call <= 2);
+    /* a flat metric is called when its p <= 2 x 0.05 / 51: about 0.12 of sets (measured over 4,000
+     * series: P(first p <= 0.00196) = 0.0015-0.004, a little above nominal where the outlier
+     * screen trims the noise), so 4 or more of 10 has probability ~3%; without BH ~2 per set */
+    assert_true(sets_with_call <= 3);
     {
         sp_cp_result_t r;
         assert_int_equal(sp_cp_analyze(x, 4, &o, &r), SP_OK);
         assert_true(isnan(r.first_p) && r.nchanges == 0);
         sp_cp_result_cleanup(&r);
     }
+}
+
+/* n values on the log scale of a timing: log(100) + N(0, sd), times `factor` from run `at` on. */
+static void log_series(double *x, size_t n, size_t at, double factor, double sd, uint64_t seed)
+{
+    uint64_t s = seed * 104729u + 7u;
+
+    for (size_t i = 0; i < n; i++) {
+        x[i] = gauss(&s, log(100.0) + (i >= at ? log(factor) : 0.0), sd);
+    }
+}
+
+/* Issue 14: a 2x shift in 3+3 and in 4+4 runs. The permutation floor (2 / C(6, 3) = 0.1,
+ * 2 / C(8, 4) = 0.029 > alpha / 4) rules the permutation test out, the t scan decides: with 5%
+ * run-to-run noise every one of 50 seeds finds the shift at its run, and its simultaneous
+ * interval holds log 2; with 15% noise most do (measured rate printed). */
+static void test_small_series_shift(void **state)
+{
+    static const size_t lens[2] = {6, 8};
+    sp_cp_opts_t o;
+    double x[8];
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (int l = 0; l < 2; l++) {
+        size_t n = lens[l], half = n / 2;
+        int found = 0, covered = 0, found_noisy = 0;
+        for (uint64_t seed = 1; seed <= 50; seed++) {
+            sp_cp_result_t r;
+            log_series(x, n, half, 2.0, 0.05, seed);
+            assert_int_equal(sp_cp_analyze(x, n, &o, &r), SP_OK);
+            assert_int_equal(r.method, SP_CP_TSCAN);
+            assert_float_equal(r.floor, n == 6 ? 0.1 : 2.0 / 70.0, 1e-12);
+            if (r.nchanges == 1 && r.changes[0].index == half && r.changes[0].p < o.alpha) {
+                found++;
+                assert_int_equal(r.changes[0].candidates, n - 5);
+                assert_int_equal(r.changes[0].permutations, 0);
+                covered += r.changes[0].diff_lo <= log(2.0) && log(2.0) <= r.changes[0].diff_hi;
+            }
+            sp_cp_result_cleanup(&r);
+            log_series(x, n, half, 2.0, 0.15, seed);
+            assert_int_equal(sp_cp_analyze(x, n, &o, &r), SP_OK);
+            found_noisy += r.nchanges == 1 && r.changes[0].index == half;
+            sp_cp_result_cleanup(&r);
+        }
+        print_message("%zu+%zu runs, 2x shift: found in %d of 50 (noise 5%%), interval holds log 2 "
+                      "in %d; noise 15%%: %d of 50\n",
+                      half, half, found, covered, found_noisy);
+        assert_int_equal(found, 50);
+        assert_true(covered >= 47);
+        assert_true(found_noisy >= 35);
+    }
+}
+
+/* Flat series of 6 and 8 runs (5% noise), 400 seeds each: a change beyond regress's 3% threshold
+ * (what makes it exit 1) in at most 5% of them. The t test itself is exact for normal noise;
+ * the outlier screen, which trims the noise of so short a series, lifts the rate of significant
+ * splits slightly above alpha (measured over 4,000 series of 6: 5.3% without the screen, 5.55%
+ * with it), so that rate is held to 7%. */
+static void test_small_series_flat(void **state)
+{
+    static const size_t lens[2] = {6, 8};
+    sp_cp_opts_t o;
+    double x[8];
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    for (int l = 0; l < 2; l++) {
+        size_t n = lens[l];
+        int raised = 0, beyond = 0;
+        for (uint64_t seed = 1; seed <= 400; seed++) {
+            sp_cp_result_t r;
+            log_series(x, n, n, 1.0, 0.05, 9000 + seed);
+            assert_int_equal(sp_cp_analyze(x, n, &o, &r), SP_OK);
+            raised += r.nchanges > 0;
+            for (size_t i = 0; i < r.nchanges; i++) {
+                if (fabs(exp(r.changes[i].mean_after - r.changes[i].mean_before) - 1.0) > 0.03) {
+                    beyond++;
+                    break;
+                }
+            }
+            sp_cp_result_cleanup(&r);
+        }
+        print_message("flat %zu runs: a change in %d of 400, beyond 3%% in %d\n", n, raised,
+                      beyond);
+        assert_true(raised <= 28);
+        assert_true(beyond <= 20);
+    }
+}
+
+/* The permutation floor: exact values, the block length, and the rule that picks the test. */
+static void test_floor_and_method(void **state)
+{
+    sp_cp_opts_t o;
+
+    (void)state;
+    sp_cp_opts_default(&o);
+    assert_float_equal(sp_ss_perm_floor(6), 0.1, 1e-12);
+    assert_float_equal(sp_ss_perm_floor(7), 2.0 / 35.0, 1e-12);
+    assert_float_equal(sp_ss_perm_floor(10), 2.0 / 252.0, 1e-12);
+    assert_float_equal(sp_ss_perm_floor(1), 1.0, 0.0);
+    assert_int_equal(sp_cp_block_len(&o, 15), 1);
+    assert_int_equal(sp_cp_block_len(&o, 16), 2);
+    assert_int_equal(sp_cp_block_len(&o, 81), 3);
+    assert_float_equal(sp_cp_perm_floor(&o, 30), sp_ss_perm_floor(15), 1e-15);
+    /* one series: the permutation test from 10 runs (floor 0.0079 <= 0.0125) */
+    assert_int_equal(sp_cp_method_for(&o, 9), SP_CP_TSCAN);
+    assert_int_equal(sp_cp_method_for(&o, 10), SP_CP_PERMUTATION);
+    /* 8 series: its floor must stay below 0.05 / 32, from 13 runs */
+    o.nseries = 8;
+    assert_int_equal(sp_cp_method_for(&o, 12), SP_CP_TSCAN);
+    assert_int_equal(sp_cp_method_for(&o, 13), SP_CP_PERMUTATION);
+    o.method = SP_CP_TSCAN;
+    assert_int_equal(sp_cp_method_for(&o, 100), SP_CP_TSCAN);
+}
+
+/* Block permutations move whole blocks: 12 runs with a 100x step at run 6, permuted in blocks of
+ * 6, have only the original order and its mirror image (same Q), so p >= 0.5 and nothing is
+ * declared; in blocks of 1 (single runs) the step is found. A method outside the enum is
+ * invalid. */
+static void test_blocks_move_whole(void **state)
+{
+    sp_cp_opts_t o;
+    double x[12];
+    sp_cp_result_t r;
+
+    (void)state;
+    for (int i = 0; i < 12; i++) {
+        x[i] = (i < 6 ? 1.0 : 100.0) + 0.01 * (double)((i * 5) % 7);
+    }
+    sp_cp_opts_default(&o);
+    o.method = SP_CP_PERMUTATION;
+    o.block = 6;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_OK);
+    assert_int_equal(r.block, 6);
+    assert_float_equal(r.floor, 1.0, 0.0);
+    assert_int_equal(r.nchanges, 0);
+    assert_true(r.first_p >= 0.5);
+    sp_cp_result_cleanup(&r);
+    o.block = 1;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_OK);
+    assert_int_equal(r.nchanges, 1);
+    assert_int_equal(r.changes[0].index, 6);
+    assert_int_equal(r.changes[0].method, SP_CP_PERMUTATION);
+    sp_cp_result_cleanup(&r);
+    o.method = (sp_cp_method_t)7;
+    assert_int_equal(sp_cp_analyze(x, 12, &o, &r), SP_ERR_INVALID);
+}
+
+/* Welch's interval against a hand computation: a = {1, 2, 3}, b = {4, 6, 8}: diff 4,
+ * se^2 = 1/3 + 4/3 = 5/3, df = (5/3)^2 / ((1/3)^2 / 2 + (4/3)^2 / 2) = 2.941. */
+static void test_welch(void **state)
+{
+    const double a[3] = {1.0, 2.0, 3.0}, b[3] = {4.0, 6.0, 8.0}, c[2] = {5.0, 5.0};
+    sp_ss_welch_t w;
+    double half;
+
+    (void)state;
+    assert_int_equal(sp_ss_welch(a, 3, b, 3, 0.95, &w), SP_OK);
+    assert_float_equal(w.diff, 4.0, 1e-12);
+    assert_float_equal(w.df, (25.0 / 9.0) / (1.0 / 18.0 + 16.0 / 18.0), 1e-9);
+    half = sp_ab_t_quantile(0.95, w.df) * sqrt(5.0 / 3.0);
+    assert_true(half > 4.0 && half < 4.2); /* t(0.975, 2.94) = 3.19 */
+    assert_float_equal(w.lo, 4.0 - half, 1e-9);
+    assert_float_equal(w.hi, 4.0 + half, 1e-9);
+    assert_int_equal(sp_ss_welch(c, 2, c, 2, 0.95, &w), SP_OK);
+    assert_true(w.lo == 0.0 && w.hi == 0.0);
+    assert_int_equal(sp_ss_welch(a, 1, b, 3, 0.95, &w), SP_ERR_INVALID);
+    /* {1} against {2, 3}: pooled variance 0.5 on 1 df, t = 1.5 / sqrt(0.5 (1 + 1/2)) */
+    assert_float_equal(sp_ss_split_t(a, 3, 1), 1.5 / sqrt(0.75), 1e-12);
 }
 
 int main(void)
@@ -347,6 +533,11 @@ int main(void)
         cmocka_unit_test(test_short_and_constant),
         cmocka_unit_test(test_deterministic_and_invalid),
         cmocka_unit_test(test_first_p),
+        cmocka_unit_test(test_small_series_shift),
+        cmocka_unit_test(test_small_series_flat),
+        cmocka_unit_test(test_floor_and_method),
+        cmocka_unit_test(test_blocks_move_whole),
+        cmocka_unit_test(test_welch),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
