@@ -22,27 +22,27 @@
  * allocated by sp_late_init and freed by sp_late_cleanup (the struct is the caller's). */
 typedef struct {
     int nranks;
-    int64_t err_ns;      /* clock error bound: a lateness of at most this is not counted */
-    uint64_t samples;    /* samples added since the last reset */
-    uint64_t *last;      /* samples in which the rank arrived strictly last */
-    uint64_t *beyond;    /* samples in which it was later than the median by more than err_ns
-                          * and SP_LATE_MIN_FRAC of the batch */
-    double *late_ns;     /* sum over samples of (its arrival - the median arrival) */
+    int64_t err_ns;   /* clock error bound: a lateness of at most this is not counted */
+    uint64_t samples; /* samples added since the last reset */
+    uint64_t *last;   /* samples in which the rank arrived strictly last */
+    uint64_t *beyond; /* samples in which it was later than the median by more than err_ns
+                       * and SP_LATE_MIN_FRAC of the batch */
+    double *late_ns;  /* sum over samples of (its arrival - the median arrival) */
     int64_t *scratch;
 } sp_late_acc_t;
 
 /* The verdict on one point. */
 typedef struct {
-    int rank;            /* the candidate: last most often (ties: the larger summed lateness, then
-                          * the lower rank); -1 with no sample or fewer than 2 ranks */
-    int significant;     /* 1 when p < SP_LATE_ALPHA and margin_us is beyond err_ns: the
-                          * candidate is named the late rank */
+    int rank;        /* the candidate: last most often (ties: the larger summed lateness, then
+                      * the lower rank); -1 with no sample or fewer than 2 ranks */
+    int significant; /* 1 when p < SP_LATE_ALPHA and margin_us is beyond err_ns: the
+                      * candidate is named the late rank */
     uint64_t samples;
-    uint64_t last;       /* samples in which the candidate was last */
-    uint64_t beyond;     /* samples in which it was later than the median beyond the threshold */
-    double margin_us;    /* its mean lateness against the median arrival, microseconds */
-    double p;            /* min(1, nranks * P(B >= beyond)), B ~ Binomial(samples, 1/2); 1 when
-                          * rank is -1 */
+    uint64_t last;    /* samples in which the candidate was last */
+    uint64_t beyond;  /* samples in which it was later than the median beyond the threshold */
+    double margin_us; /* its mean lateness against the median arrival, microseconds */
+    double p;         /* min(1, nranks * P(B >= beyond)), B ~ Binomial(samples, 1/2); 1 when
+                       * rank is -1 */
 } sp_late_t;
 
 /* Allocate the counts for nranks (>= 1) ranks and reset them with err_ns (>= 0).
