@@ -1,6 +1,7 @@
 /* The human summary of a result file: the nccl-tests-style table again (same formatter as the
  * live run), then peak bus bandwidth per collective, points that missed the CI target, ranks
- * that were slowest most often, and any wrong data with the ranks that had it. */
+ * late most often (by arrival) and, apart, those with the highest own median most often, and any
+ * wrong data with the ranks that had it. */
 #include "report.h"
 
 #include <math.h>
@@ -124,25 +125,12 @@ static void print_not_converged(const sp_reader_t *rd, FILE *out)
     }
 }
 
-static void print_slowest(const sp_reader_t *rd, FILE *out)
+/* The three ranks counted most often in count[] (of total points), each line led by what. */
+static void print_top_ranks(const sp_reader_t *rd, int *count, const double *sum_us,
+                            size_t total, const char *what, FILE *out)
 {
-    int *count;
     int shown = 0;
 
-    if (rd->world_size < 2 || rd->nrows == 0) {
-        return;
-    }
-    count = calloc((size_t)rd->world_size, sizeof(*count));
-    if (count == NULL) {
-        return;
-    }
-    for (size_t i = 0; i < rd->nrows; i++) {
-        int r = rd->rows[i].slowest_rank;
-        if (r >= 0 && r < rd->world_size) {
-            count[r]++;
-        }
-    }
-    fprintf(out, "# Ranks slowest most often (highest own median time per point):\n");
     for (int k = 0; k < 3; k++) {
         int best = -1;
         for (int r = 0; r < rd->world_size; r++) {
@@ -153,15 +141,108 @@ static void print_slowest(const sp_reader_t *rd, FILE *out)
         if (best < 0) {
             break;
         }
-        fprintf(out, "#   rank %d (%s, node %d): slowest in %d of %zu points (%.0f%%)\n", best,
-                sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1, count[best],
-                rd->nrows, 100.0 * count[best] / (double)rd->nrows);
+        fprintf(out, "#   rank %d (%s, node %d): %s in %d of %zu points (%.0f%%)", best,
+                sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1, what,
+                count[best], total, 100.0 * count[best] / (double)total);
+        if (sum_us != NULL) {
+            fprintf(out, ", by a mean %.1f us after the median arrival", sum_us[best] / count[best]);
+        }
+        fprintf(out, "\n");
         count[best] = 0;
         shown++;
     }
     if (shown == 0) {
         fprintf(out, "#   none\n");
     }
+}
+
+/* Per point, the late rank (lateness.h) from the timeline on the run's full clock model; NULL
+ * with no timeline (or no coll event in it). */
+static sp_late_t *timeline_lateness(const sp_reader_t *rd, size_t *npoints_p, int64_t *err_p)
+{
+    sp_tlread_t tl;
+    sp_event_rec_t *ev = NULL;
+    sp_late_t *points = NULL;
+    size_t n = 0;
+
+    *npoints_p = 0;
+    if (sp_tlread_open(rd->path, &tl) != SP_OK) {
+        return NULL;
+    }
+    if (tl.present && sp_tlread_all(rd->path, NULL, 0, &ev, &n) == SP_OK && n > 0 &&
+        sp_skew_point_lateness(ev, n, rd->world_size, tl.clock_err_ns, &points, npoints_p) !=
+            SP_OK) {
+        points = NULL;
+        *npoints_p = 0;
+    }
+    *err_p = tl.clock_err_ns;
+    free(ev);
+    sp_tlread_close(&tl);
+    return points;
+}
+
+/* Ranks late most often, by arrival: from the timeline when the file has one, else the sweep's
+ * own verdicts (late_rank); then, clearly apart, the ranks with the highest own median, which in
+ * a synchronizing collective are the late rank's victims. */
+static void print_slowest(const sp_reader_t *rd, FILE *out)
+{
+    int *count;
+    double *sum_us;
+    sp_late_t *points;
+    size_t npoints = 0, named = 0;
+    int64_t err_ns = 0;
+
+    if (rd->world_size < 2 || rd->nrows == 0) {
+        return;
+    }
+    count = calloc((size_t)rd->world_size, sizeof(*count));
+    sum_us = calloc((size_t)rd->world_size, sizeof(*sum_us));
+    if (count == NULL || sum_us == NULL) {
+        goto out;
+    }
+    points = timeline_lateness(rd, &npoints, &err_ns);
+    for (size_t i = 0; i < npoints; i++) {
+        if (points[i].significant) {
+            count[points[i].rank]++;
+            sum_us[points[i].rank] += points[i].margin_us;
+            named++;
+        }
+    }
+    free(points);
+    if (npoints > 0) {
+        fprintf(out, "# Ranks late most often (timeline, arrival on rank 0's clock, error bound "
+                     "%.1f us; per point the rank last most often, named when later than the "
+                     "median arrival beyond the bound and 5%% of the batch in a sign test): %zu "
+                     "of %zu points have a late rank\n",
+                (double)err_ns / 1e3, named, npoints);
+    } else {
+        npoints = rd->nrows;
+        for (size_t i = 0; i < rd->nrows; i++) {
+            int r = rd->rows[i].late_rank;
+            if (r >= 0 && r < rd->world_size) {
+                count[r]++;
+                sum_us[r] += rd->rows[i].late_margin_us;
+                named++;
+            }
+        }
+        fprintf(out, "# Ranks late most often (no timeline: the sweep's late_rank, arrival on the "
+                     "start-of-run clock model): %zu of %zu points have a late rank\n",
+                named, npoints);
+    }
+    print_top_ranks(rd, count, sum_us, npoints, "late", out);
+
+    memset(count, 0, (size_t)rd->world_size * sizeof(*count));
+    for (size_t i = 0; i < rd->nrows; i++) {
+        int r = rd->rows[i].slowest_rank;
+        if (r >= 0 && r < rd->world_size) {
+            count[r]++;
+        }
+    }
+    fprintf(out, "# Ranks with the highest own median time most often (slowest_rank; in a "
+                 "synchronizing collective these wait for the late rank, they are not it):\n");
+    print_top_ranks(rd, count, NULL, rd->nrows, "highest own median", out);
+out:
+    free(sum_us);
     free(count);
 }
 

@@ -268,6 +268,82 @@ sp_status_t sp_skew_node_lateness(const sp_event_rec_t *ev, size_t n, const int 
     return SP_OK;
 }
 
+/* Close the point accumulated in acc into points[*np], if it has samples. */
+static void point_close(sp_late_acc_t *acc, sp_late_t *points, size_t *np)
+{
+    if (acc->samples > 0) {
+        sp_late_result(acc, &points[(*np)++]);
+        sp_late_reset(acc);
+    }
+}
+
+sp_status_t sp_skew_point_lateness(const sp_event_rec_t *ev, size_t n, int nranks, int64_t err_ns,
+                                   sp_late_t **points_p, size_t *npoints_p)
+{
+    coll_key_t *keys = NULL;
+    size_t nkeys = 0, np = 0;
+    sp_late_t *points = NULL;
+    int64_t *arrival = NULL;
+    int64_t batch_ns;
+    sp_late_acc_t acc;
+    sp_status_t st;
+
+    if (points_p == NULL || npoints_p == NULL || (ev == NULL && n > 0) || nranks <= 0 ||
+        err_ns < 0) {
+        return SP_ERR_INVALID;
+    }
+    st = coll_keys_build(ev, n, &keys, &nkeys);
+    if (st != SP_OK) {
+        return st;
+    }
+    st = sp_late_init(&acc, nranks, err_ns);
+    if (st != SP_OK) {
+        goto free_keys;
+    }
+    /* at most one point per instance */
+    points = nkeys > 0 ? malloc(nkeys * sizeof(*points)) : NULL;
+    arrival = malloc((size_t)nranks * sizeof(*arrival));
+    if ((nkeys > 0 && points == NULL) || arrival == NULL) {
+        st = SP_ERR_NOMEM;
+        goto free_all;
+    }
+    for (size_t b = 0, e; b < nkeys; b = e) {
+        e = instance_end(keys, nkeys, b);
+        if (ev[keys[b].idx].step == 0) {
+            point_close(&acc, points, &np);
+        }
+        if (e - b != (size_t)nranks) {
+            continue;
+        }
+        batch_ns = 0;
+        for (int r = 0; r < nranks; r++) {
+            arrival[r] = INT64_MIN;
+        }
+        for (size_t k = b; k < e; k++) {
+            const sp_event_rec_t *x = &ev[keys[k].idx];
+
+            batch_ns = x->end_ns - x->start_ns > batch_ns ? x->end_ns - x->start_ns : batch_ns;
+            if (keys[k].rank < 0 || keys[k].rank >= nranks || arrival[keys[k].rank] != INT64_MIN) {
+                st = SP_ERR_INVALID; /* out of range, or one rank twice in an instance */
+                goto free_all;
+            }
+            arrival[keys[k].rank] = keys[k].start_ns;
+        }
+        sp_late_add(&acc, arrival, batch_ns);
+    }
+    point_close(&acc, points, &np);
+    *points_p = points;
+    *npoints_p = np;
+    points = NULL;
+free_all:
+    free(arrival);
+    free(points);
+    sp_late_cleanup(&acc);
+free_keys:
+    free(keys);
+    return st;
+}
+
 void sp_skew_last_counts(const sp_instance_t *inst, size_t ninst, int nranks, uint64_t *counts)
 {
     for (int r = 0; r < nranks; r++) {

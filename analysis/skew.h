@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lateness.h"
 #include "status.h"
 #include "timeline.h"
 
@@ -68,6 +69,18 @@ sp_status_t sp_skew_waits(const sp_event_rec_t *ev, size_t n, int64_t *wait_ns);
 sp_status_t sp_skew_node_lateness(const sp_event_rec_t *ev, size_t n, const int *node_of,
                                   int nranks, int nnodes, int64_t err_ns, uint64_t *last_count,
                                   int64_t *late_ns, size_t *resolved_p);
+
+/* The late rank of every sweep point in a timeline, by the rule the sweep applies live
+ * (lateness.h, docs/METHODOLOGY.md "The late rank"), but on the run's full clock model (start
+ * and end synchronization) the timeline was mapped with. A point is the run of instances, in seq
+ * order, that starts at one whose events have step 0 (the sweep numbers a point's samples from
+ * 0); only instances with an event from every rank are counted (a dropped event leaves the
+ * arrival order unknown). err_ns: the clock error bound, >= 0.
+ * On success *points_p is a malloc'ed array of *npoints_p verdicts in sweep order, owned by the
+ * caller (NULL when there is no coll event). SP_ERR_INVALID (bad arguments, a rank out of
+ * range), SP_ERR_NOMEM. */
+sp_status_t sp_skew_point_lateness(const sp_event_rec_t *ev, size_t n, int nranks, int64_t err_ns,
+                                   sp_late_t **points_p, size_t *npoints_p);
 
 /* counts[r] = number of resolved instances whose last arriver is rank r, for r in [0, nranks);
  * counts is zeroed first. Unresolved instances are not counted anywhere. */

@@ -3,6 +3,7 @@
  * helpers; and the same tables read back. */
 #include "coll_result.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "coll.h"
@@ -55,6 +56,9 @@ hid_t sp__coll_row_type(void)
     F(slowest_margin, H5T_NATIVE_DOUBLE);
     F(sample_offset, H5T_NATIVE_UINT64);
     F(elapsed_s, H5T_NATIVE_DOUBLE);
+    F(late_rank, H5T_NATIVE_INT32);
+    F(late_margin_us, H5T_NATIVE_DOUBLE);
+    F(late_p, H5T_NATIVE_DOUBLE);
 #undef F
     H5Tclose(op_t);
     H5Tclose(dt_t);
@@ -167,6 +171,23 @@ sp_status_t sp_coll_result_append(sp_result_t *res, sp_coll_row_t *row,
     return status;
 }
 
+/* 1 when /coll/results of file has a member of that name (a file older than the member has
+ * not). */
+static int results_have(hid_t file, const char *member)
+{
+    hid_t ds = H5Dopen2(file, "/coll/results", H5P_DEFAULT);
+    hid_t t = ds >= 0 ? H5Dget_type(ds) : H5I_INVALID_HID;
+    int have = t >= 0 && H5Tget_member_index(t, member) >= 0;
+
+    if (t >= 0) {
+        H5Tclose(t);
+    }
+    if (ds >= 0) {
+        H5Dclose(ds);
+    }
+    return have;
+}
+
 sp_status_t sp_coll_result_read(hid_t file, sp_coll_row_t **rows_p, size_t *nrows_p,
                                 sp_coll_wrong_t **wrong_p, size_t *nwrong_p)
 {
@@ -177,6 +198,14 @@ sp_status_t sp_coll_result_read(hid_t file, sp_coll_row_t **rows_p, size_t *nrow
 
     H5Tclose(t);
     *rows_p = p;
+    /* a file from before the late rank names none, rather than rank 0 */
+    if (status == SP_OK && *nrows_p > 0 && !results_have(file, "late_rank")) {
+        for (size_t i = 0; i < *nrows_p; i++) {
+            (*rows_p)[i].late_rank = -1;
+            (*rows_p)[i].late_margin_us = NAN;
+            (*rows_p)[i].late_p = NAN;
+        }
+    }
     *wrong_p = NULL;
     *nwrong_p = 0;
     if (status == SP_OK) {

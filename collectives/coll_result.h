@@ -38,10 +38,16 @@ typedef struct {
     double busbw_gbps;    /* NaN when the world has one rank */
     int64_t wrong;        /* wrong elements summed over ranks; -1 when not checked */
     int32_t wrong_ranks;  /* number of ranks with wrong elements (listed in /coll/wrong) */
-    int32_t slowest_rank; /* rank with the highest own median time */
+    int32_t slowest_rank; /* rank with the highest own median time: in a synchronizing
+                           * collective a victim of a late rank, not the culprit (late_rank) */
     double slowest_margin; /* its median over the median of all ranks' medians, minus 1 */
     uint64_t sample_offset; /* first sample of this row in /coll/samples */
     double elapsed_s;     /* wall time spent on the point (warm-up, calibration, samples, check) */
+    int32_t late_rank;    /* the rank last to arrive most often, when later than the median
+                           * arrival beyond the clock bound in a sign test (late_p < 0.05); -1:
+                           * none (the table's `slow` column) */
+    double late_margin_us; /* that candidate's mean arrival after the median arrival */
+    double late_p;        /* the candidate's sign-test p-value, Bonferroni over ranks */
 } sp_coll_row_t;
 
 /* One row of /coll/samples. */

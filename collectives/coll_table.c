@@ -1,6 +1,6 @@
 /* nccl-tests' table layout: size count type redop root, then time algbw busbw #wrong for
- * out-of-place and for in-place; scaleprobe adds the CI half-width and the slowest rank of each
- * at the end of the line, so scripts that read nccl-tests' columns by position still work. */
+ * out-of-place and for in-place; scaleprobe adds the CI half-width and the late rank (by arrival)
+ * of each at the end of the line, so scripts that read nccl-tests' columns by position still work. */
 #include "coll_table.h"
 
 #include <math.h>
@@ -47,7 +47,7 @@ void sp_coll_table_header(FILE *out, const char *coll_name)
 static void format_half(const sp_coll_row_t *r, char *buf, size_t len, char *extra,
                         size_t extralen)
 {
-    char t[16], a[16], b[16], w[24], ci[16];
+    char t[16], a[16], b[16], w[24], ci[16], late[16];
 
     if (r == NULL) {
         snprintf(buf, len, "  %7s  %6s  %6s  %6s", "-", "-", "-", "-");
@@ -68,7 +68,14 @@ static void format_half(const sp_coll_row_t *r, char *buf, size_t len, char *ext
     if (!r->converged) {
         strncat(ci, "!", sizeof(ci) - strlen(ci) - 1);
     }
-    snprintf(extra, extralen, "  %6s  %5d", ci, (int)r->slowest_rank);
+    /* slow: the late rank by arrival (docs/METHODOLOGY.md), '-' when no rank is late beyond the
+     * clock bound; never the rank with the longest own time, which is one of its victims */
+    if (r->late_rank >= 0) {
+        snprintf(late, sizeof(late), "%d", (int)r->late_rank);
+    } else {
+        snprintf(late, sizeof(late), "%s", "-");
+    }
+    snprintf(extra, extralen, "  %6s  %5s", ci, late);
 }
 
 void sp_coll_table_line(FILE *out, const sp_coll_row_t *out_row, const sp_coll_row_t *in_row)

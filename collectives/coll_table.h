@@ -8,7 +8,7 @@
 #include "coll_result.h"
 
 /* Header lines for one collective's table (nccl-tests' columns, then scaleprobe's CI and
- * slowest-rank columns). */
+ * late-rank (`slow`, by arrival) columns). */
 void sp_coll_table_header(FILE *out, const char *coll_name);
 
 /* One line for a size: out-of-place and in-place rows; either may be NULL (printed as "-"). */

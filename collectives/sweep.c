@@ -13,6 +13,7 @@
 #include "coll_table.h"
 #include "log.h"
 #include "runstop.h"
+#include "sweep_late.h"
 #include "timeutil.h"
 
 #define SP_MAX_BATCH 10000
@@ -59,7 +60,10 @@ sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
     bufs->bytes = bytes;
     bufs->max_samples = max_samples;
     delay_from_env(bufs);
-    status = ops->mem_alloc(st, bytes, &bufs->send);
+    status = sp__sweep_late_init(ctx, bufs);
+    if (status == SP_OK) {
+        status = ops->mem_alloc(st, bytes, &bufs->send);
+    }
     if (status == SP_OK) {
         status = ops->mem_alloc(st, bytes, &bufs->recv);
     }
@@ -100,6 +104,7 @@ void sp_sweep_bufs_cleanup(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs)
     void *st = ctx->backend.state;
     sp_sweep_point_t *p = &bufs->point;
 
+    sp__sweep_late_cleanup(bufs);
     free(p->wrong);
     free(p->rank_wrong);
     free(p->rank_times_us);
@@ -264,6 +269,7 @@ typedef struct {
     long k;         /* operations per timed batch */
     size_t n;       /* samples taken */
     int converged;
+    int64_t arrival_ns; /* start of this rank's current timed batch, its host clock */
 } point_run_t;
 
 static void beat(const point_run_t *pr, const char *phase)
@@ -344,6 +350,7 @@ static sp_status_t time_sample(point_run_t *pr, double *us_p)
                      sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), pr->n + 1, pr->k,
                      (unsigned long long)ctx->coll_seq);
     ev.start_ns = (int64_t)sp_time_ns();
+    pr->arrival_ns = ev.start_ns;
     status = time_batch(ctx, &pr->op->call, bufs, &pr->l, pr->k, us_p);
     ev.end_ns = (int64_t)sp_time_ns();
     ev.op = (int16_t)args->kind;
@@ -371,11 +378,11 @@ static sp_status_t sample(point_run_t *pr)
     int stop = 0;
     sp_status_t status;
 
+    if (ctx->rank == 0) {
+        sp_late_reset(&p->late);
+    }
     while (!stop) {
-        struct {
-            double us;
-            int rank;
-        } mine, worst;
+        struct sp_sweep_arrival mine;
         double us = 0.0;
 
         pr->n = n;
@@ -387,11 +394,12 @@ static sp_status_t sample(point_run_t *pr)
         }
         p->local_times_us[n] = us;
         mine.us = us;
-        mine.rank = ctx->rank;
-        MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->world);
+        mine.arrival_ns = sp_clock_to_global(&ctx->clock,
+                                             sp_clock_local(&ctx->clock, pr->arrival_ns));
+        MPI_Gather(&mine, 1, bufs->arrival_type, p->gathered, 1, bufs->arrival_type, 0,
+                   ctx->world);
         if (ctx->rank == 0) {
-            p->samples[n].time_us = worst.us;
-            p->samples[n].slowest_rank = worst.rank;
+            sp__sweep_late_record(ctx, p, n, pr->k);
         }
         n++;
         if (ctx->rank == 0) {
@@ -471,11 +479,19 @@ static sp_status_t verify(point_run_t *pr)
     return SP_OK;
 }
 
-/* Slowest rank: highest own median; margin against the median of all ranks' medians. */
+/* The late rank by arrival (named only when the sign test says the lateness is beyond the clock
+ * bound), and separately the rank with the highest own median, which in a synchronizing
+ * collective is a victim of the late rank rather than the culprit. */
 static void find_slowest(const sp_ctx_t *ctx, sp_sweep_point_t *p)
 {
     int slowest = 0;
     double typical;
+    sp_late_t late;
+
+    sp_late_result(&p->late, &late);
+    p->row.late_rank = late.significant ? late.rank : -1;
+    p->row.late_margin_us = late.margin_us;
+    p->row.late_p = late.p;
 
     for (int r = 1; r < ctx->nranks; r++) {
         if (p->rank_times_us[r] > p->rank_times_us[slowest]) {

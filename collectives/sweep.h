@@ -7,6 +7,7 @@
 #include "coll_options.h"
 #include "context.h"
 #include "coll_result.h"
+#include "lateness.h"
 #include "stats.h"
 
 /* Measurement of one point on this rank; row, samples and rank times are valid on rank 0. */
@@ -19,6 +20,14 @@ typedef struct {
     size_t nwrong;
     double *local_times_us;      /* this rank's own per-sample times */
     double *scratch;             /* max(max_samples, nranks) doubles */
+    /* arrivals: every rank's time and arrival of the current sample, gathered on rank 0, and the
+     * per-rank lateness counts of the point (rank 0; docs/METHODOLOGY.md, "The late rank") */
+    struct sp_sweep_arrival {
+        double us;               /* the rank's own time per operation */
+        int64_t arrival_ns;      /* when it started the batch, on rank 0's clock */
+    } *gathered;                 /* nranks entries, rank 0 */
+    int64_t *arrival_ns;         /* nranks entries, rank 0 */
+    sp_late_acc_t late;          /* rank 0 */
 } sp_sweep_point_t;
 
 /* Buffers and scratch for measuring points. Collective over ctx->world (agrees on status). */
@@ -35,6 +44,8 @@ typedef struct {
     int delay_rank;
     long delay_us;
     int delay_coll;
+    MPI_Datatype arrival_type;  /* struct sp_sweep_arrival */
+    int have_arrival_type;
 } sp_sweep_bufs_t;
 
 sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,

@@ -4,7 +4,7 @@
 # Asserted: the quota throttled h2; the proxy's report names a rank on h2 as the one with the
 # most compute time, under mpirun across 3 hosts and under srun on 2 Slurm nodes (h2's slurmd in
 # the quota); the sweep's latest node (a node arrives with its last rank) is h2. Printed for
-# every run: the report's late arrivals, late nodes, slowest ranks and most compute time. Printed
+# every run: the report's late arrivals, late nodes, late and own-median ranks, most compute time. Printed
 # but not asserted (`known`): that compute time against the control run's (a disturbed control
 # makes a fixed ratio flaky), the sweep's latest single rank (both of h2's ranks late together
 # can hide it), and anything under the link cap, which the analysis does not name yet.
@@ -30,9 +30,11 @@ host_of() {
     awk -v r="$2" '/^ *\([0-9]+\): \{/ { row = $1; q = 0; next }
       row == "(" r "):" && /"/ && ++q == 1 { gsub(/[", ]/, ""); print }'
 }
-# report lines: the first late arriver, the rank slowest most often, the most compute time
+# report lines: the first late arriver, the rank late most often (per point, by arrival), the
+# rank with the highest own median most often, the most compute time
 first_late() { grep -A1 '^# Late arrivals' "$1" | sed -n 2p | grep '^#   rank'; }
-first_slowest() { grep -A1 '^# Ranks slowest' "$1" | sed -n 2p | grep '^#   rank'; }
+first_slowest() { grep -A1 '^# Ranks late most often' "$1" | sed -n 2p | grep '^#   rank'; }
+first_own_median() { grep -A1 '^# Ranks with the highest own median' "$1" | sed -n 2p | grep '^#   rank'; }
 most_compute() { grep '^# most compute time' "$1"; }
 first_late_node() { grep -A1 '^# Late nodes' "$1" | sed -n 2p | grep '^#   node'; }
 # the host in a report line "#   node N (HOST): ..."
@@ -66,6 +68,7 @@ run() {
     grep -A3 '^# Late arrivals' "$CL_RUN/work/$name.report" | grep '^#   rank'
     grep -A2 '^# Late nodes' "$CL_RUN/work/$name.report"
     first_slowest "$CL_RUN/work/$name.report"
+    first_own_median "$CL_RUN/work/$name.report"
     most_compute "$CL_RUN/work/$name.report"
   } | sed 's/^/     | /'
   return 0
@@ -118,7 +121,7 @@ slow_link "$slow" 20mbit || { not_ok "cannot cap $slow's link"; finish; }
 if run link-sweep "$sweep_hosts" "${sweep[@]}"; then
   line=$(first_slowest "$CL_RUN/work/link-sweep.report")
   host=$(line_host "$line")
-  known "20 Mbit/s link on $slow: the sweep's rank slowest most often is on $slow ($host)" \
+  known "20 Mbit/s link on $slow: the sweep's rank late most often is on $slow ($host)" \
     [ "$host" = "$slow" ]
   node=$(first_late_node "$CL_RUN/work/link-sweep.report")
   known "20 Mbit/s link on $slow: the sweep's latest node is $slow ($(node_host "$node"))" \

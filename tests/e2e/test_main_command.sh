@@ -21,7 +21,8 @@ grep -q '^# all_reduce' "$TMP/out" && grep -q '^# scatter' "$TMP/out" && grep -q
   ok "the table covers all_reduce .. alltoallv" || not_ok "table incomplete"
 grep -q '# Out of bounds values : 0 OK' "$TMP/out" && ok "every point verified, 0 wrong" || not_ok "wrong data or no check"
 grep -q '^# scaleprobe report:' "$TMP/out" && ok "the report follows the run" || not_ok "no report printed"
-for section in "# Peak bus bandwidth per collective" "# Ranks slowest most often" "# Summary"; do
+for section in "# Peak bus bandwidth per collective" "# Ranks late most often" \
+  "# Ranks with the highest own median time most often" "# Summary"; do
   grep -qF "$section" "$TMP/out" && ok "report has '$section'" || not_ok "report lacks '$section'"
 done
 # the report reads the same numbers the run printed: compare the all_reduce 512 KiB line

@@ -484,6 +484,50 @@ static void test_large(void **state)
     free(ev);
 }
 
+/* Two sweep points in one timeline, 4 ranks x 10 samples each, batches of 1 ms: in the first
+ * rank 1 arrives 300 us late every time, in the second the last rank rotates. The points split at
+ * step 0 whatever the event order; an instance missing a rank is skipped; rank 1 is named in the
+ * first point only, even though its own duration is the shortest there. */
+static void test_point_lateness(void **state)
+{
+    enum { NR = 4, NS = 10 };
+    sp_event_rec_t ev[2 * NS * NR + 1];
+    sp_late_t *pts = NULL;
+    size_t n = 0, npts = 0;
+    uint64_t seq = 100;
+
+    (void)state;
+    for (int point = 0; point < 2; point++) {
+        for (int s = 0; s < NS; s++, seq += 7) {
+            int64_t t0 = (int64_t)seq * 10 * MS;
+            for (int r = 0; r < NR; r++) {
+                int64_t late = point == 0 ? (r == 1 ? 300 * US : r * US)
+                                          : (r == s % NR ? 300 * US : r * US);
+                ev[n] = coll(r, seq, t0 + late, t0 + 1 * MS + 300 * US);
+                ev[n++].step = s;
+            }
+        }
+    }
+    /* a lone event of rank 2 (the others dropped theirs) in the middle of point 2 */
+    ev[n] = coll(2, seq - 3 * 7 + 1, 0, 1 * MS);
+    ev[n++].step = 5;
+    shuffle(ev, n, 99);
+    assert_int_equal(sp_skew_point_lateness(ev, n, NR, 0, &pts, &npts), SP_OK);
+    assert_int_equal(npts, 2);
+    assert_int_equal(pts[0].samples, NS);
+    assert_int_equal(pts[0].rank, 1);
+    assert_int_equal(pts[0].significant, 1);
+    assert_true(pts[0].margin_us > 290.0 && pts[0].margin_us < 300.0);
+    assert_int_equal(pts[1].samples, NS);
+    assert_int_equal(pts[1].significant, 0);
+    free(pts);
+    assert_int_equal(sp_skew_point_lateness(ev, n, 0, 0, &pts, &npts), SP_ERR_INVALID);
+    assert_int_equal(sp_skew_point_lateness(ev, n, NR, -1, &pts, &npts), SP_ERR_INVALID);
+    assert_int_equal(sp_skew_point_lateness(NULL, 0, NR, 0, &pts, &npts), SP_OK);
+    assert_int_equal(npts, 0);
+    assert_null(pts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_point_lateness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
