@@ -74,7 +74,8 @@ typedef struct {
 #define SP_CMP_DEFAULT_RUN_CV 0.02
 #define SP_CMP_POWER 0.8
 
-/* How points are judged: fractions; run_cv 0 means "from the runs, else the default". */
+/* How points are judged: fractions; run_cv is the run-to-run spread assumed with one run a side
+ * (0: SP_CMP_DEFAULT_RUN_CV). */
 typedef struct {
     double threshold, fdr, run_cv;
 } cmp_settings_t;

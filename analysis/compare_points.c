@@ -47,28 +47,23 @@ static double geo_mean(const double *x, size_t n)
     return exp(m);
 }
 
-/* The spread of one run's value for the runs-needed estimate: with repeated runs on both sides
- * the pooled spread the test saw; else the within-run spread (one run's share of the ratio's
- * bootstrap interval, read as a normal one) plus a run-to-run CV: the given one, the one the
- * side with repeated runs shows, or the documented default. */
+/* The spread of one run's value for the runs-needed estimate: with repeated runs on a side the
+ * spread the runs show (pooled over both sides when both have them); with one run a side the
+ * within-run spread (one run's share of the ratio's bootstrap interval, read as a normal one)
+ * combined with a run-to-run CV, --run-cv or the documented default. */
 static void run_spread(point_t *pt, const double *ma, const double *mb, const cmp_settings_t *cs)
 {
-    double within = (log(pt->r.hi) - log(pt->r.lo)) / (2.0 * 1.959964);
-    double cv = SP_CMP_DEFAULT_RUN_CV;
-
-    pt->cv_source = CV_DEFAULT;
-    if (pt->has_test && cs->run_cv <= 0.0) {
+    if (pt->has_test) {
         pt->sd_run_log = pt->t.se_log / sqrt(1.0 / (double)pt->na + 1.0 / (double)pt->nb);
         pt->cv_source = CV_OBSERVED;
-    } else if (cs->run_cv > 0.0) {
-        cv = cs->run_cv;
-        pt->cv_source = CV_GIVEN;
-        pt->sd_run_log = sqrt(within * within / 2.0 + cv * cv);
     } else if (pt->na > 1 || pt->nb > 1) {
         pt->sd_run_log = pt->na > 1 ? log_sd(ma, pt->na) : log_sd(mb, pt->nb);
         pt->cv_source = CV_OBSERVED;
     } else {
+        double within = (log(pt->r.hi) - log(pt->r.lo)) / (2.0 * 1.959964);
+        double cv = cs->run_cv > 0.0 ? cs->run_cv : SP_CMP_DEFAULT_RUN_CV;
         pt->sd_run_log = sqrt(within * within / 2.0 + cv * cv);
+        pt->cv_source = cs->run_cv > 0.0 ? CV_GIVEN : CV_DEFAULT;
     }
     pt->runs_needed =
         sp_ab_runs_needed(pt->sd_run_log, cs->threshold,
