@@ -261,6 +261,7 @@ static void explain(const compare_t *c, int after)
     const verdict_counts_t *k = &c->counts;
     double thr = 100.0 * c->threshold, target = c->threshold > 0.0 ? 2.0 * thr : 1.0;
     int most, median, src = c->pts[0].cv_source;
+    char cv_text[32];
 
     if (!after && k->judged > 0) {
         printf("# Runs: A %zu, B %zu file(s). Per point: B/A ratio of the geometric means of the "
@@ -284,17 +285,19 @@ static void explain(const compare_t *c, int after)
     if (!after || (size_t)k->judged == c->npts) {
         return;
     }
+    snprintf(cv_text, sizeof(cv_text), "%.2f%%", 100.0 * c->cs.run_cv);
     sp__cmp_runs_suggested(c->pts, c->npts, &most, &median);
     printf("# Verdicts need repeated runs per side, interleaved in time (A1 B1 A2 B2 ...): "
            "%s %d per side\n# (the most any point needs; median %d) to find a %.1f%% change "
            "with %.0f%% power at alpha %.2f\n# (threshold %.1f%%), from each point's within-run "
-           "spread and a run-to-run spread\n# %s.\n",
+           "spread and a run-to-run spread\n# %s%s.\n",
            most > 1000 ? "more than" : "about", most > 1000 ? 1000 : most, median, target,
            100.0 * SP_CMP_POWER, c->o.fdr, thr,
            src == CV_OBSERVED ? "observed over the runs of one side"
-           : src == CV_GIVEN  ? "given by --run-cv"
+           : src == CV_GIVEN  ? "given by --run-cv: "
                               : "of 2% (assumed: a documented default; these files hold no "
-                                "run-to-run information; --run-cv sets it)");
+                                "run-to-run information; --run-cv sets it)",
+           src == CV_GIVEN ? cv_text : "");
 }
 
 static void report_text(const compare_t *c, const scale_row_t *srows, size_t nsrows)
