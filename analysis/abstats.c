@@ -352,8 +352,7 @@ sp_status_t sp_ab_min_effect(const double *a, size_t na, const double *b, size_t
     if (t.se_log > 0.0) {
         double q;
         /* Welch-Satterthwaite; a side without spread contributes no degrees of freedom */
-        t.df = (wa + wb) * (wa + wb) /
-               (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1));
+        t.df = (wa + wb) * (wa + wb) / (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1));
         q = sp_ab_t_quantile(conf, t.df);
         t.lo = exp(d - q * t.se_log);
         t.hi = exp(d + q * t.se_log);
@@ -400,7 +399,7 @@ sp_status_t sp_ab_verdicts(const sp_ab_mintest_t *t, size_t n, double fdr, doubl
         st = sp_ab_bh_adjust(qe, n, qe);
     }
     for (size_t i = 0; st == SP_OK && i < n; i++) {
-        v[i] = qc[i] < fdr  ? (t[i].ratio > 1.0 ? SP_AB_SLOWER : SP_AB_FASTER)
+        v[i] = qc[i] < fdr   ? (t[i].ratio > 1.0 ? SP_AB_SLOWER : SP_AB_FASTER)
                : qe[i] < fdr ? SP_AB_WITHIN
                              : SP_AB_INCONCLUSIVE;
         if (q_change != NULL) {

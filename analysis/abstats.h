@@ -55,15 +55,18 @@ double sp_ab_t_upper(double t, double df);
  * mean log b - mean log a, its standard error from Welch (each side its own variance), the
  * degrees of freedom Welch-Satterthwaite. delta = log(1 + threshold). */
 typedef struct {
-    double ratio;    /* exp(d): > 1 means b takes longer */
-    double lo, hi;   /* Welch t interval of the ratio at the requested confidence */
-    double se_log;   /* standard error of d */
+    double ratio;  /* exp(d): > 1 means b takes longer */
+    double lo, hi; /* Welch t interval of the ratio at the requested confidence */
+    double se_log; /* standard error of d */
     double df;
-    double p_change; /* minimum-effect test of H0 |d| <= delta: the p-value at the least
-                      * favourable null d = +-delta, P(T >= (|d|-delta)/se) + P(T >= (|d|+delta)/se) */
-    double p_equiv;  /* TOST of H0 |d| >= delta: the larger one-sided p, P(T >= (delta-|d|)/se) */
-    double mde;      /* fraction: the true change (either way) the change test detects with the
-                      * requested power at level alpha: exp(delta + (t_{1-alpha} + t_power) se) - 1 */
+    /* minimum-effect test of H0 |d| <= delta: the p-value at the least favourable null
+     * d = +-delta, P(T >= (|d| - delta) / se) + P(T >= (|d| + delta) / se) */
+    double p_change;
+    /* TOST of H0 |d| >= delta: the larger one-sided p, P(T >= (delta - |d|) / se) */
+    double p_equiv;
+    /* fraction: the true change (either way) the change test detects with the requested power
+     * at level alpha: exp(delta + (t_{1-alpha} + t_power) se) - 1 */
+    double mde;
 } sp_ab_mintest_t;
 
 /* The minimum-effect and equivalence tests of one point. Needs na, nb >= 2; threshold >= 0

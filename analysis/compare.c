@@ -36,8 +36,8 @@ static const sp_opt_def_t compare_defs[] = {
      "false-discovery rate of the verdicts (Benjamini-Hochberg over the points), in (0, 0.5)", 0,
      -1, NULL, 0},
     {"run-cv", 0, SP_OPT_DOUBLE, OFF(run_cv_pct), "0", "PCT",
-     "run-to-run spread (percent) assumed with one run a side for the runs suggested; 0: 2", 0,
-     -1, NULL, 0},
+     "run-to-run spread (percent) assumed with one run a side for the runs suggested; 0: 2", 0, -1,
+     NULL, 0},
     {"common", 0, SP_OPT_FLAG, OFF(common), NULL, NULL, "compare the points both have", 0, -1, NULL,
      0},
     {"json", 0, SP_OPT_FLAG, OFF(json), NULL, NULL, "the comparison as JSON", 0, -1, NULL, 0},
@@ -271,8 +271,7 @@ static void explain(const compare_t *c, int after)
                "equivalence (TOST) p < %.2f; else inconclusive. MDE: the change found with %.0f%% "
                "power at these runs;\n# runs: runs per side to find a %.1f%% change with that "
                "power.\n",
-               c->sides[0].n, c->sides[1].n, thr, c->o.fdr, c->o.fdr, 100.0 * SP_CMP_POWER,
-               target);
+               c->sides[0].n, c->sides[1].n, thr, c->o.fdr, c->o.fdr, 100.0 * SP_CMP_POWER, target);
     }
     if (!after && (size_t)k->judged < c->npts) {
         printf("# Runs: A %zu, B %zu file(s). %s: no verdicts. B/A ratio of medians with a 95%% "

@@ -10,7 +10,6 @@
 #include "json.h"
 #include "stats.h"
 
-
 double sp__cmp_median_of(const double *v, size_t n)
 {
     double *t = malloc((n + 1) * sizeof(*t));
@@ -65,10 +64,9 @@ static void run_spread(point_t *pt, const double *ma, const double *mb, const cm
         pt->sd_run_log = sqrt(within * within / 2.0 + cv * cv);
         pt->cv_source = cs->run_cv > 0.0 ? CV_GIVEN : CV_DEFAULT;
     }
-    pt->runs_needed =
-        sp_ab_runs_needed(pt->sd_run_log, cs->threshold,
-                          cs->threshold > 0.0 ? 2.0 * cs->threshold : 0.01, cs->fdr,
-                          SP_CMP_POWER, 1000);
+    pt->runs_needed = sp_ab_runs_needed(pt->sd_run_log, cs->threshold,
+                                        cs->threshold > 0.0 ? 2.0 * cs->threshold : 0.01, cs->fdr,
+                                        SP_CMP_POWER, 1000);
 }
 
 /* The median of every run of one side's shape at label into m; 0 when a run lacks it. */
@@ -222,8 +220,8 @@ static const char *runs_text(int n, char *buf, size_t size)
 
 void sp__cmp_print_table(const point_t *pts, size_t n, FILE *out)
 {
-    fprintf(out, "%-40s %11s %11s %8s %18s %7s %7s %5s  %s\n", "point", "A (us)", "B (us)",
-            "ratio", "95% CI", "q", "MDE %", "runs", "verdict");
+    fprintf(out, "%-40s %11s %11s %8s %18s %7s %7s %5s  %s\n", "point", "A (us)", "B (us)", "ratio",
+            "95% CI", "q", "MDE %", "runs", "verdict");
     for (size_t i = 0; i < n; i++) {
         char ci[40], q[16] = "-", mde[16] = "-", runs[16];
         if (pts[0].world != pts[n - 1].world || pts[0].nodes != pts[n - 1].nodes) {
@@ -237,14 +235,14 @@ void sp__cmp_print_table(const point_t *pts, size_t n, FILE *out)
             snprintf(q, sizeof(q), "%.4f", pts[i].q);
             snprintf(mde, sizeof(mde), "%.1f", 100.0 * pts[i].t.mde);
         }
-        fprintf(out, "%-40s %11.2f %11.2f %8.3f %18s %7s %7s %5s  %s\n", pts[i].label,
-                pts[i].a_us, pts[i].b_us, pts[i].r.ratio, ci, q, mde,
+        fprintf(out, "%-40s %11.2f %11.2f %8.3f %18s %7s %7s %5s  %s\n", pts[i].label, pts[i].a_us,
+                pts[i].b_us, pts[i].r.ratio, ci, q, mde,
                 runs_text(pts[i].runs_needed, runs, sizeof(runs)), pts[i].verdict);
     }
 }
 
-/* The points that changed most: up to 3 called slower or faster, largest |log ratio| first; the largest
- * change of all when nothing has one. */
+/* The points that changed most: up to 3 called slower or faster, largest |log ratio| first; the
+ * largest change of all when nothing has one. */
 void sp__cmp_print_most_changed(const point_t *pts, size_t n, FILE *out)
 {
     int shown[3] = {-1, -1, -1};

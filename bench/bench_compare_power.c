@@ -35,8 +35,8 @@ static double normal(void)
 /* One comparison of n runs a side over npoints points, the first `changed` of which are shifted
  * by `shift`, the rest by `rest`: how many of the changed points are called slower, and whether
  * any other point got a verdict of change. */
-static void compare_once(int n, int npoints, int changed, double shift, double rest,
-                         int *called_p, int *false_p)
+static void compare_once(int n, int npoints, int changed, double shift, double rest, int *called_p,
+                         int *false_p)
 {
     sp_ab_mintest_t t[POINTS];
     sp_ab_verdict_t v[POINTS];
@@ -80,8 +80,7 @@ int main(int argc, char **argv)
     printf("# compare power: %d simulated comparisons per cell, run-to-run spread %.0f%% "
            "(log-normal), threshold %.0f%%, FDR %.2f\n",
            trials, 100.0 * RUN_CV, 100.0 * THRESHOLD, FDR);
-    printf("%-6s %-7s %12s %14s %10s\n", "runs", "change", "power alone",
-           "power in 50", "MDE %");
+    printf("%-6s %-7s %12s %14s %10s\n", "runs", "change", "power alone", "power in 50", "MDE %");
     for (int r = 0; r < 3; r++) {
         int n = runs[r];
         double se = RUN_CV * sqrt(2.0 / n);

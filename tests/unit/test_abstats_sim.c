@@ -1,8 +1,9 @@
 /* Calibration of compare's verdicts over repeated runs (issue 14), simulated through the project's
  * own functions (sp_stats_median, sp_ab_min_effect, sp_ab_verdicts) with fixed seeds: 50 points,
  * 5 runs a side, each run's points shifted by a 2% log-normal run effect (common to the run's
- * points, or independent per point), 11 samples per point with 1% noise; threshold 3%, FDR 0.05. A/A must give a false call (slower or faster) in at most
- * 5% of comparisons, and 50 points all exactly +3.0% must be called slower in at most 5%. */
+ * points, or independent per point), 11 samples per point with 1% noise; threshold 3%, FDR 0.05.
+ * A/A must give a false call (slower or faster) in at most 5% of comparisons, and 50 points all
+ * exactly +3.0% must be called slower in at most 5%. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -55,8 +56,7 @@ static void run_medians(rng_t *r, double shift, double run_cv, int common, doubl
 }
 
 /* One comparison of n runs a side; counts of points called slower and faster. */
-static void compare_once(rng_t *r, int n, double shift, int common, int *slower_p,
-                         int *faster_p)
+static void compare_once(rng_t *r, int n, double shift, int common, int *slower_p, int *faster_p)
 {
     double a[MAX_RUNS][POINTS], b[MAX_RUNS][POINTS], va[MAX_RUNS], vb[MAX_RUNS];
     sp_ab_mintest_t t[POINTS];
@@ -71,9 +71,8 @@ static void compare_once(rng_t *r, int n, double shift, int common, int *slower_
             va[i] = a[i][p];
             vb[i] = b[i][p];
         }
-        assert_int_equal(sp_ab_min_effect(va, (size_t)n, vb, (size_t)n, 0.03, 0.05, 0.8, 0.95,
-                                          &t[p]),
-                         SP_OK);
+        assert_int_equal(
+            sp_ab_min_effect(va, (size_t)n, vb, (size_t)n, 0.03, 0.05, 0.8, 0.95, &t[p]), SP_OK);
     }
     assert_int_equal(sp_ab_verdicts(t, POINTS, 0.05, NULL, NULL, v), SP_OK);
     *slower_p = *faster_p = 0;
