@@ -70,7 +70,7 @@ fi
 # At least one of the 6, none faster: on this shared VM (load 7-9 on 2 cores while other tests
 # run) a run is often disturbed for its whole length at some points (a 50 us all-reduce measured
 # at 10 ms), and with 4 runs a side one such run makes the t test on log medians inconclusive
-# there; the count is printed. Runs recorded here: 6, 5 and 2 of 6 slower.
+# there; the count is printed. Runs recorded here (4 against 4): 5, 2, 4, 6 and 6 of 6 slower.
 check_ab() { # label, output file, rc
   local slow first fast
   slow=$(awk '/^all_reduce/ && $NF == "slower" { split($0, a, "["); split(a[2], b, ","); if (b[1] + 0 > 1) n++ } END { print n + 0 }' "$2")
