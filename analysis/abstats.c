@@ -271,3 +271,159 @@ sp_status_t sp_ab_runs_ratio(const double *a, size_t na, const double *b, size_t
     *out_p = r;
     return SP_OK;
 }
+
+double sp_ab_t_upper(double t, double df)
+{
+    double two = sp_ab_t_two_sided_p(t, df);
+
+    if (isnan(two)) {
+        return NAN;
+    }
+    return t >= 0.0 ? 0.5 * two : 1.0 - 0.5 * two;
+}
+
+/* The t exceeded with probability 1 - p (one-sided, p in (0.5, 1)). */
+static double t_one_sided(double p, double df)
+{
+    return sp_ab_t_quantile(2.0 * p - 1.0, df);
+}
+
+double sp_ab_mde(double se_log, double df, double threshold, double alpha, double power)
+{
+    if (!(se_log >= 0.0) || !(df > 0.0) || !(threshold >= 0.0) || !(alpha > 0.0 && alpha < 0.5) ||
+        !(power > 0.5 && power < 1.0)) {
+        return NAN;
+    }
+    return expm1(log1p(threshold) +
+                 (t_one_sided(1.0 - alpha, df) + t_one_sided(power, df)) * se_log);
+}
+
+int sp_ab_runs_needed(double sd_run_log, double threshold, double target, double alpha,
+                      double power, int max_runs)
+{
+    if (!(sd_run_log >= 0.0) || !(target > threshold) || max_runs < 2 ||
+        isnan(sp_ab_mde(0.0, 1.0, threshold, alpha, power))) {
+        return -1;
+    }
+    for (int n = 2; n <= max_runs; n++) {
+        if (sp_ab_mde(sd_run_log * sqrt(2.0 / n), 2.0 * n - 2.0, threshold, alpha, power) <=
+            target) {
+            return n;
+        }
+    }
+    return max_runs + 1;
+}
+
+static void log_mean_var(const double *x, size_t n, double *mean_p, double *var_p)
+{
+    double m = 0.0, ss = 0.0;
+
+    for (size_t i = 0; i < n; i++) {
+        m += log(x[i]) / (double)n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss += (log(x[i]) - m) * (log(x[i]) - m);
+    }
+    *mean_p = m;
+    *var_p = ss / (double)(n - 1);
+}
+
+sp_status_t sp_ab_min_effect(const double *a, size_t na, const double *b, size_t nb,
+                             double threshold, double alpha, double power, double conf,
+                             sp_ab_mintest_t *out_p)
+{
+    double ma, va, mb, vb, wa, wb, delta, d, ad;
+    sp_ab_mintest_t t;
+
+    if (a == NULL || b == NULL || out_p == NULL || na < 2 || nb < 2 || !(threshold >= 0.0) ||
+        !(alpha > 0.0 && alpha < 0.5) || !(power > 0.5 && power < 1.0) ||
+        !(conf > 0.0 && conf < 1.0) || !valid_samples(a, na) || !valid_samples(b, nb)) {
+        return SP_ERR_INVALID;
+    }
+    log_mean_var(a, na, &ma, &va);
+    log_mean_var(b, nb, &mb, &vb);
+    wa = va / (double)na;
+    wb = vb / (double)nb;
+    delta = log1p(threshold);
+    d = mb - ma;
+    ad = fabs(d);
+    t.ratio = exp(d);
+    t.se_log = sqrt(wa + wb);
+    if (t.se_log > 0.0) {
+        double q;
+        /* Welch-Satterthwaite; a side without spread contributes no degrees of freedom */
+        t.df = (wa + wb) * (wa + wb) / (wa * wa / (double)(na - 1) + wb * wb / (double)(nb - 1));
+        q = sp_ab_t_quantile(conf, t.df);
+        t.lo = exp(d - q * t.se_log);
+        t.hi = exp(d + q * t.se_log);
+        /* the change statistic |d| at the boundary d = +delta (or -delta): both tails */
+        t.p_change = sp_ab_t_upper((ad - delta) / t.se_log, t.df) +
+                     sp_ab_t_upper((ad + delta) / t.se_log, t.df);
+        t.p_change = t.p_change > 1.0 ? 1.0 : t.p_change;
+        t.p_equiv = sp_ab_t_upper((delta - ad) / t.se_log, t.df);
+        t.mde = sp_ab_mde(t.se_log, t.df, threshold, alpha, power);
+    } else {
+        t.df = (double)(na + nb - 2);
+        t.lo = t.hi = t.ratio;
+        t.p_change = ad > delta ? 0.0 : 1.0;
+        t.p_equiv = ad < delta ? 0.0 : 1.0;
+        t.mde = threshold;
+    }
+    *out_p = t;
+    return SP_OK;
+}
+
+sp_status_t sp_ab_verdicts(const sp_ab_mintest_t *t, size_t n, double fdr, double *q_change,
+                           double *q_equiv, sp_ab_verdict_t *v)
+{
+    double *qc, *qe;
+    sp_status_t st = SP_OK;
+
+    if (n == 0) {
+        return SP_OK;
+    }
+    if (t == NULL || v == NULL || !(fdr > 0.0 && fdr < 1.0)) {
+        return SP_ERR_INVALID;
+    }
+    qc = malloc(2 * n * sizeof(*qc));
+    if (qc == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    qe = qc + n;
+    for (size_t i = 0; i < n; i++) {
+        qc[i] = t[i].p_change;
+        qe[i] = t[i].p_equiv;
+    }
+    st = sp_ab_bh_adjust(qc, n, qc);
+    if (st == SP_OK) {
+        st = sp_ab_bh_adjust(qe, n, qe);
+    }
+    for (size_t i = 0; st == SP_OK && i < n; i++) {
+        v[i] = qc[i] < fdr   ? (t[i].ratio > 1.0 ? SP_AB_SLOWER : SP_AB_FASTER)
+               : qe[i] < fdr ? SP_AB_WITHIN
+                             : SP_AB_INCONCLUSIVE;
+        if (q_change != NULL) {
+            q_change[i] = qc[i];
+        }
+        if (q_equiv != NULL) {
+            q_equiv[i] = qe[i];
+        }
+    }
+    free(qc);
+    return st;
+}
+
+const char *sp_ab_verdict_name(sp_ab_verdict_t v)
+{
+    switch (v) {
+    case SP_AB_SLOWER:
+        return "slower";
+    case SP_AB_FASTER:
+        return "faster";
+    case SP_AB_WITHIN:
+        return "within threshold";
+    case SP_AB_INCONCLUSIVE:
+        break;
+    }
+    return "inconclusive";
+}

@@ -17,6 +17,7 @@ typedef struct {
     int vs; /* 1 + the files before --vs; 0: no --vs */
     double threshold_pct;
     double fdr;
+    double run_cv_pct;
     int common;
     int json;
 } compare_opts_t;
@@ -30,9 +31,13 @@ static const sp_opt_def_t compare_defs[] = {
     {"vs", 0, SP_OPT_MARK, OFF(vs), NULL, NULL,
      "the files before are side A's runs, the files after side B's", 0, -1, NULL, 0},
     {"threshold", 0, SP_OPT_DOUBLE, OFF(threshold_pct), "3", "PCT",
-     "a verdict needs the CI beyond this change, percent in [0, 100)", 0, -1, NULL, 0},
+     "slower/faster means changed by more than this, percent in [0, 100)", 0, -1, NULL, 0},
     {"fdr", 0, SP_OPT_DOUBLE, OFF(fdr), "0.05", "Q",
-     "a verdict needs a Benjamini-Hochberg q at most Q, in (0, 1)", 0, -1, NULL, 0},
+     "false-discovery rate of the verdicts (Benjamini-Hochberg over the points), in (0, 0.5)", 0,
+     -1, NULL, 0},
+    {"run-cv", 0, SP_OPT_DOUBLE, OFF(run_cv_pct), "0", "PCT",
+     "run-to-run spread (percent) assumed with one run a side for the runs suggested; 0: 2", 0, -1,
+     NULL, 0},
     {"common", 0, SP_OPT_FLAG, OFF(common), NULL, NULL, "compare the points both have", 0, -1, NULL,
      0},
     {"json", 0, SP_OPT_FLAG, OFF(json), NULL, NULL, "the comparison as JSON", 0, -1, NULL, 0},
@@ -44,12 +49,14 @@ static const sp_opt_table_t compare_table = {
         "  scaleprobe compare A.h5 B.h5 [options]\n"
         "  scaleprobe compare A1.h5 [A2.h5 ...] --vs B1.h5 [B2.h5 ...] [options]\n"
         "  scaleprobe compare A_2node.h5 A_4node.h5 ... [--vs B_2node.h5 B_4node.h5 ...]\n"
-        "What differs between two clusters' runs, then every matching point as B/A with a 95% CI\n"
-        "and a verdict (Benjamini-Hochberg over the points). One run per side: the CI is a\n"
-        "bootstrap of the samples (within-run noise only). Several runs of one shape per side\n"
-        "(--vs): Student t over the runs' medians, which carries the spread between runs. Runs\n"
-        "at several node counts: a scaling table with efficiency.\n"
-        "Exit 0: nothing slower; 1: something slower; 2: bad input or not comparable.",
+        "What differs between two clusters' runs, then every matching point as B/A with a 95% CI.\n"
+        "One run per side: no verdicts (its CI is within-run noise only), and how many runs per\n"
+        "side a verdict needs. 2+ runs per side (--vs): per point slower/faster (changed by more\n"
+        "than the threshold, minimum-effect t test over the runs' medians), within threshold\n"
+        "(equivalence) or inconclusive, Benjamini-Hochberg over the points, and the minimum\n"
+        "detectable change. Runs at several node counts: a scaling table with efficiency.\n"
+        "Exit 0: nothing changed beyond the threshold; 1: something slower or faster by more;\n"
+        "2: bad input or not comparable.",
     .defs = compare_defs,
     .ndefs = (int)(sizeof(compare_defs) / sizeof(compare_defs[0])),
 };
@@ -58,6 +65,8 @@ static const sp_opt_table_t compare_table = {
 typedef struct {
     compare_opts_t o;
     double threshold; /* fraction */
+    cmp_settings_t cs;
+    verdict_counts_t counts;
     char **files[2];
     size_t nfiles[2];
     side_t sides[2];
@@ -91,10 +100,16 @@ static int parse(compare_t *c, int argc, char **argv)
     if (!(o->threshold_pct >= 0.0 && o->threshold_pct < 100.0)) {
         return bad_usage("--threshold takes a percentage in [0, 100)");
     }
-    if (!(o->fdr > 0.0 && o->fdr < 1.0)) {
-        return bad_usage("--fdr takes a false-discovery rate in (0, 1)");
+    if (!(o->fdr > 0.0 && o->fdr < 0.5)) {
+        return bad_usage("--fdr takes a false-discovery rate in (0, 0.5)");
+    }
+    if (!(o->run_cv_pct >= 0.0 && o->run_cv_pct < 100.0)) {
+        return bad_usage("--run-cv takes a percentage in [0, 100) (0: from the runs)");
     }
     c->threshold = o->threshold_pct / 100.0;
+    c->cs.threshold = c->threshold;
+    c->cs.fdr = o->fdr;
+    c->cs.run_cv = o->run_cv_pct / 100.0;
     before = o->vs > 0 ? (size_t)o->vs - 1 : (size_t)o->files.n;
     if (o->vs == 0 && o->files.n == 2) {
         before = 1; /* A B: the classic pair */
@@ -135,9 +150,16 @@ static int open_sides(compare_t *c)
             sp__cmp_workload_difference(x, y, same_shape, c->o.common, why, sizeof(why));
         }
     }
+    if (why[0] == '\0') {
+        sp__cmp_method_difference(c->sides, c->nsides, why, sizeof(why));
+    }
     if (why[0] != '\0') {
         fprintf(stderr, "scaleprobe compare: error: not comparable: %s\n", why);
         return 2;
+    }
+    sp__cmp_batch_difference(c->sides, c->nsides, why, sizeof(why));
+    if (why[0] != '\0') {
+        fprintf(stderr, "scaleprobe compare: warning: %s\n", why);
     }
     return 0;
 }
@@ -166,12 +188,11 @@ static int expected_vs_actual(const compare_t *c)
     return 0;
 }
 
-/* The points both sides measured at each shape of A, judged. Returns how many are slower in B,
- * or -1 after one message. */
+/* The points both sides measured at each shape of A, judged (c->counts). 0, or -1 after one
+ * message. */
 static int collect_points(compare_t *c)
 {
     size_t cap = 0;
-    int slower;
 
     for (size_t g = 0; g < c->sides[0].nshapes; g++) {
         cap += c->sides[0].shapes[g].runs[0]->ms.n;
@@ -185,7 +206,7 @@ static int collect_points(compare_t *c)
         const shape_t *ga = &c->sides[0].shapes[g];
         const shape_t *gb = sp__cmp_find_shape(&c->sides[1], ga->world, ga->nodes);
         if (gb != NULL) {
-            c->npts += sp__cmp_compare_shape(ga, gb, c->pts + c->npts, cap - c->npts);
+            c->npts += sp__cmp_compare_shape(ga, gb, &c->cs, c->pts + c->npts, cap - c->npts);
         }
     }
     if (c->nsides == 2 && c->npts == 0) {
@@ -193,35 +214,36 @@ static int collect_points(compare_t *c)
                         "with 2+ samples at the same shape (ranks and nodes)\n");
         return -1;
     }
-    slower = sp__cmp_judge(c->pts, c->npts, c->threshold, c->o.fdr);
-    if (slower < 0) {
-        fprintf(stderr, "scaleprobe compare: error: out of memory or a p-value that is not a "
-                        "number\n");
+    if (sp__cmp_judge(c->pts, c->npts, c->o.fdr, &c->counts) != SP_OK) {
+        fprintf(stderr, "scaleprobe compare: error: out of memory\n");
+        return -1;
     }
-    return slower;
+    return 0;
 }
 
-/* Whether the CIs come from the spread between runs: some shape has 3+ runs over both sides. */
+/* Whether every compared point was judged over repeated runs (2+ runs per side). */
 static int between_runs(const compare_t *c)
 {
-    int between = c->nsides == 2 && c->npts > 0;
-
-    for (size_t g = 0; between && g < c->sides[0].nshapes; g++) {
-        const shape_t *ga = &c->sides[0].shapes[g];
-        const shape_t *gb = sp__cmp_find_shape(&c->sides[1], ga->world, ga->nodes);
-        between = gb == NULL || ga->n + gb->n > 2;
-    }
-    return between;
+    return c->nsides == 2 && c->npts > 0 && (size_t)c->counts.judged == c->npts;
 }
 
-static void report_json(const compare_t *c, int slower, const scale_row_t *srows, size_t nsrows)
-{
-    emit_t e = {stdout, 1, 0};
+static const char *const cv_key[] = {"given", "observed", "default"};
 
-    printf("{\"runs\": {\"a\": %zu, \"b\": %zu}, \"between_runs\": %s, \"threshold\": "
-           "%.6g, \"fdr\": %.6g, \"slower\": %d,\n  \"differences\": [",
-           c->sides[0].n, c->sides[1].n, between_runs(c) ? "true" : "false", c->threshold * 100.0,
-           c->o.fdr, slower);
+static void report_json(const compare_t *c, const scale_row_t *srows, size_t nsrows)
+{
+    const verdict_counts_t *k = &c->counts;
+    emit_t e = {stdout, 1, 0};
+    int most, median;
+
+    sp__cmp_runs_suggested(c->pts, c->npts, &most, &median);
+    printf("{\"runs\": {\"a\": %zu, \"b\": %zu}, \"between_runs\": %s, \"verdicts\": %s, "
+           "\"threshold\": %.6g, \"fdr\": %.6g, \"power\": %.6g,\n  \"slower\": %d, "
+           "\"faster\": %d, \"within\": %d, \"inconclusive\": %d, \"runs_suggested\": %d, "
+           "\"run_cv_source\": \"%s\",\n  \"differences\": [",
+           c->sides[0].n, c->sides[1].n, between_runs(c) ? "true" : "false",
+           k->judged > 0 ? "true" : "false", c->threshold * 100.0, c->o.fdr, SP_CMP_POWER,
+           k->slower, k->faster, k->within, k->inconclusive, most,
+           cv_key[c->npts > 0 ? c->pts[0].cv_source : CV_DEFAULT]);
     if (c->nsides == 2) {
         sp__cmp_emit_differences(&c->sides[0].runs[0].rd, &c->sides[1].runs[0].rd, &e);
     }
@@ -232,9 +254,55 @@ static void report_json(const compare_t *c, int slower, const scale_row_t *srows
     printf("]}\n");
 }
 
-static void report_text(const compare_t *c, int slower, const scale_row_t *srows, size_t nsrows)
+/* What the table means (before it) and, where points have no verdict, how many runs a verdict
+ * needs (after it). */
+static void explain(const compare_t *c, int after)
+{
+    const verdict_counts_t *k = &c->counts;
+    double thr = 100.0 * c->threshold, target = c->threshold > 0.0 ? 2.0 * thr : 1.0;
+    int most, median, src = c->pts[0].cv_source;
+    char cv_text[32];
+
+    if (!after && k->judged > 0) {
+        printf("# Runs: A %zu, B %zu file(s). Per point: B/A ratio of the geometric means of the "
+               "runs' medians (above 1: B\n# slower), 95%% CI (Welch t over runs); q: "
+               "Benjamini-Hochberg-adjusted p of \"changed by more than\n# %.1f%%\" (one-sided "
+               "minimum-effect t tests); slower/faster: q < %.2f; within threshold: adjusted\n# "
+               "equivalence (TOST) p < %.2f; else inconclusive. MDE: the change found with %.0f%% "
+               "power at these runs;\n# runs: runs per side to find a %.1f%% change with that "
+               "power.\n",
+               c->sides[0].n, c->sides[1].n, thr, c->o.fdr, c->o.fdr, 100.0 * SP_CMP_POWER, target);
+    }
+    if (!after && (size_t)k->judged < c->npts) {
+        printf("# Runs: A %zu, B %zu file(s). %s: no verdicts. B/A ratio of medians with a 95%% "
+               "CI that covers\n# %s, not the variation between runs.\n",
+               c->sides[0].n, c->sides[1].n,
+               k->judged > 0 ? "Shapes with one run on a side" : "One run on a side",
+               c->sides[0].n == 1 && c->sides[1].n == 1 ? "within-run noise only (bootstrap)"
+                                                        : "the runs there are");
+    }
+    if (!after || (size_t)k->judged == c->npts) {
+        return;
+    }
+    snprintf(cv_text, sizeof(cv_text), "%.2f%%", 100.0 * c->cs.run_cv);
+    sp__cmp_runs_suggested(c->pts, c->npts, &most, &median);
+    printf("# Verdicts need repeated runs per side, interleaved in time (A1 B1 A2 B2 ...): "
+           "%s %d per side\n# (the most any point needs; median %d) to find a %.1f%% change "
+           "with %.0f%% power at alpha %.2f\n# (threshold %.1f%%), from each point's within-run "
+           "spread and a run-to-run spread\n# %s%s.\n",
+           most > 1000 ? "more than" : "about", most > 1000 ? 1000 : most, median, target,
+           100.0 * SP_CMP_POWER, c->o.fdr, thr,
+           src == CV_OBSERVED ? "observed over the runs of one side"
+           : src == CV_GIVEN  ? "given by --run-cv: "
+                              : "of 2% (assumed: a documented default; these files hold no "
+                                "run-to-run information; --run-cv sets it)",
+           src == CV_GIVEN ? cv_text : "");
+}
+
+static void report_text(const compare_t *c, const scale_row_t *srows, size_t nsrows)
 {
     const side_t *sides = c->sides;
+    const verdict_counts_t *k = &c->counts;
     emit_t e = {stdout, 0, 0};
 
     if (c->nsides == 2) {
@@ -247,45 +315,42 @@ static void report_text(const compare_t *c, int slower, const scale_row_t *srows
         }
     }
     if (c->npts > 0) {
-        printf("# Runs: A %zu, B %zu file(s). Per point: B/A ratio of medians (above 1: B "
-               "slower; over runs, of the\n# geometric means of the runs' medians), 95%% "
-               "CI, Benjamini-Hochberg q; a verdict needs q <= %.2f and "
-               "the CI beyond %.1f%%. %s\n",
-               sides[0].n, sides[1].n, c->o.fdr, 100.0 * c->threshold,
-               between_runs(c) ? "CI from the spread of the runs' medians (Student t over runs)."
-                               : "One run per side: the CI is a bootstrap of its samples and "
-                                 "does not cover\n# run-to-run variation; repeat runs (A1 A2 A3 "
-                                 "--vs B1 B2 B3) to include it.");
+        explain(c, 0);
         sp__cmp_print_table(c->pts, c->npts, stdout);
         sp__cmp_print_most_changed(c->pts, c->npts, stdout);
+        explain(c, 1);
     }
     if (nsrows > 0) {
         sp__cmp_print_scaling(srows, nsrows, c->nsides, sides[0].runs[0].rd.has_proxy, stdout);
     }
-    if (c->nsides == 2) {
-        printf("# %zu points compared: %d slower in B\n", c->npts, slower);
+    if (c->nsides == 2 && k->judged > 0) {
+        printf("# %zu points compared, %d with verdicts: %d slower, %d faster, %d within "
+               "threshold, %d inconclusive in B\n",
+               c->npts, k->judged, k->slower, k->faster, k->within, k->inconclusive);
+    } else if (c->nsides == 2) {
+        printf("# %zu points compared: no verdicts (one run on a side)\n", c->npts);
     }
 }
 
-/* The per-point comparison and the scaling table, reported. Exit code 0, 1 (slower) or 2. */
+/* The per-point comparison and the scaling table, reported. Exit code 0, 1 (slower or faster
+ * by more than the threshold) or 2. */
 static int compare_points(compare_t *c)
 {
-    int slower = collect_points(c);
     int scaling = c->sides[0].nshapes > 1 || (c->nsides == 2 && c->sides[1].nshapes > 1);
     scale_row_t *srows = NULL;
     size_t nsrows;
 
-    if (slower < 0) {
+    if (collect_points(c) < 0) {
         return 2;
     }
     nsrows = scaling ? sp__cmp_scaling_rows(c->sides, c->nsides, &srows) : 0;
     if (c->o.json) {
-        report_json(c, slower, srows, nsrows);
+        report_json(c, srows, nsrows);
     } else {
-        report_text(c, slower, srows, nsrows);
+        report_text(c, srows, nsrows);
     }
     free(srows);
-    return slower > 0 ? 1 : 0;
+    return c->counts.slower + c->counts.faster > 0 ? 1 : 0;
 }
 
 int sp_compare_main(int argc, char **argv)

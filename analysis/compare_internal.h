@@ -6,6 +6,7 @@
 #define SP_COMPARE_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "abstats.h"
@@ -38,6 +39,7 @@ typedef struct {
     double *v;
     size_t n;
     double busbw;   /* sweep points: the file's bus bandwidth (GB/s), NaN otherwise */
+    uint32_t batch; /* sweep points: operations timed back to back per sample (k); 0 otherwise */
     int comparable; /* 2+ positive values: a ratio with a CI can be formed */
 } metric_t;
 
@@ -49,6 +51,7 @@ typedef struct {
 typedef struct {
     sp_reader_t rd;
     metrics_t ms;
+    char method[64]; /* /config attribute method; "default" when absent */
 } run_t;
 
 typedef struct {
@@ -65,14 +68,40 @@ typedef struct {
     size_t nshapes;
 } side_t;
 
+/* Run-to-run spread assumed when the files hold no run-to-run information (one run per side)
+ * and --run-cv is not given: a log standard deviation of 2% of a run's median (docs/METHODOLOGY.md,
+ * A/B comparison). */
+#define SP_CMP_DEFAULT_RUN_CV 0.02
+#define SP_CMP_POWER 0.8
+
+/* How points are judged: fractions; run_cv is the run-to-run spread assumed with one run a side
+ * (0: SP_CMP_DEFAULT_RUN_CV). */
+typedef struct {
+    double threshold, fdr, run_cv;
+} cmp_settings_t;
+
+/* Where the run-to-run spread of a point's runs-needed estimate came from. */
+enum { CV_GIVEN, CV_OBSERVED, CV_DEFAULT };
+
 typedef struct {
     char label[96];
     int world, nodes;
+    size_t na, nb;     /* runs per side */
     double a_us, b_us; /* one run per side: its median; more: geometric mean of run medians */
-    sp_ab_ratio_t r;
-    double q;
+    sp_ab_ratio_t r;   /* ratio, 95% CI and p (with has_test: the test's p_change) */
+    int has_test;      /* 2+ runs per side: minimum-effect and equivalence tests in t */
+    sp_ab_mintest_t t;
+    double q, q_equiv; /* BH-adjusted p_change and p_equiv; NaN without a test */
+    double sd_run_log; /* spread of one run's value, for runs_needed */
+    int cv_source;     /* CV_* */
+    int runs_needed;   /* per side, to detect twice the threshold with SP_CMP_POWER */
     const char *verdict;
 } point_t;
+
+/* Counts of the verdicts over the judged points. */
+typedef struct {
+    int judged, slower, faster, within, inconclusive;
+} verdict_counts_t;
 
 typedef struct {
     char label[96];
@@ -104,13 +133,22 @@ const metric_t *sp__cmp_find_metric(const metrics_t *ms, const char *label);
 void sp__cmp_workload_difference(const run_t *x, const run_t *y, int same_shape, int common,
                                  char *why, size_t size);
 
+/* Why the runs' timing methods (/config method) differ ("" when they do not). */
+void sp__cmp_method_difference(const side_t *sides, int nsides, char *why, size_t size);
+/* Why the runs' batch sizes k differ at some point ("" when they do not): a warning. */
+void sp__cmp_batch_difference(const side_t *sides, int nsides, char *why, size_t size);
+
 /* ---- compare_points.c ---- */
 
 double sp__cmp_median_of(const double *v, size_t n);
 /* The points of shape ga (side A) against gb (side B), at most max. */
-size_t sp__cmp_compare_shape(const shape_t *ga, const shape_t *gb, point_t *pts, size_t max);
-/* Verdicts (Benjamini-Hochberg at fdr, beyond threshold): how many are slower, -1 on error. */
-int sp__cmp_judge(point_t *pts, size_t n, double threshold, double fdr);
+size_t sp__cmp_compare_shape(const shape_t *ga, const shape_t *gb, const cmp_settings_t *cs,
+                             point_t *pts, size_t max);
+/* Verdicts of the points with a test (Benjamini-Hochberg at fdr over them) into *counts_p; the
+ * others get "no verdict". SP_ERR_NOMEM. */
+sp_status_t sp__cmp_judge(point_t *pts, size_t n, double fdr, verdict_counts_t *counts_p);
+/* The runs per side to suggest: the most any point needs, and the median over points. */
+void sp__cmp_runs_suggested(const point_t *pts, size_t n, int *most_p, int *median_p);
 void sp__cmp_print_table(const point_t *pts, size_t n, FILE *out);
 void sp__cmp_print_most_changed(const point_t *pts, size_t n, FILE *out);
 void sp__cmp_json_points(const point_t *pts, size_t n, FILE *out);

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5attrs.h"
+#include "kv.h"
 #include "node_result.h"
+
+#define SP_CMP_MAX_CONFIG 512
 
 
 
@@ -86,6 +90,7 @@ static sp_status_t sweep_metrics(const sp_reader_t *rd, metrics_t *ms)
         free(s);
         m->n = rd->rows[i].samples;
         m->busbw = rd->rows[i].busbw_gbps;
+        m->batch = rd->rows[i].batch;
         m->comparable = m->n >= 2;
         sp_reader_point_label(&rd->rows[i], m->label, sizeof(m->label));
         ms->n++;
@@ -172,8 +177,26 @@ static sp_status_t node_metrics(const sp_reader_t *rd, metrics_t *ms)
 
 /* ---- runs: the files of one side, grouped by shape ---- */
 
+/* The /config attribute method (the sweep's timing method); files without it, written before
+ * there was a choice, used the default method. */
+static sp_status_t read_method(run_t *r)
+{
+    sp_kv_t *kv = calloc(SP_CMP_MAX_CONFIG, sizeof(*kv));
+    int n;
 
-
+    if (kv == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    snprintf(r->method, sizeof(r->method), "default");
+    n = sp_h5attrs_read(r->rd.path, "/config", kv, SP_CMP_MAX_CONFIG);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(kv[i].key, "method") == 0 && kv[i].value[0] != '\0') {
+            snprintf(r->method, sizeof(r->method), "%s", kv[i].value);
+        }
+    }
+    free(kv);
+    return SP_OK;
+}
 
 sp_status_t sp__cmp_side_open(side_t *sd, const char *name, char **files, size_t n)
 {
@@ -194,6 +217,9 @@ sp_status_t sp__cmp_side_open(side_t *sd, const char *name, char **files, size_t
         st = r->rd.has_proxy  ? proxy_metrics(&r->rd, &r->ms)
              : r->rd.has_node ? node_metrics(&r->rd, &r->ms)
                               : sweep_metrics(&r->rd, &r->ms);
+        if (st == SP_OK) {
+            st = read_method(r);
+        }
         if (st != SP_OK) {
             fprintf(stderr, "scaleprobe compare: error: %s: %s\n", files[i],
                     st == SP_ERR_NOMEM ? "out of memory reading its points"
@@ -321,6 +347,49 @@ void sp__cmp_workload_difference(const run_t *x, const run_t *y, int same_shape,
                          "the points both have)",
                          u->rd.path, u->ms.m[i].label, w->rd.path);
                 return;
+            }
+        }
+    }
+}
+
+void sp__cmp_method_difference(const side_t *sides, int nsides, char *why, size_t size)
+{
+    const run_t *x = &sides[0].runs[0];
+
+    why[0] = '\0';
+    for (int s = 0; s < nsides; s++) {
+        for (size_t i = 0; i < sides[s].n; i++) {
+            const run_t *y = &sides[s].runs[i];
+            if (strcmp(x->method, y->method) != 0) {
+                snprintf(why, size,
+                         "different timing methods (%.400s: %.64s, %.400s: %.64s); a method's "
+                         "numbers are comparable only with the same method's",
+                         x->rd.path, x->method, y->rd.path, y->method);
+                return;
+            }
+        }
+    }
+}
+
+void sp__cmp_batch_difference(const side_t *sides, int nsides, char *why, size_t size)
+{
+    const run_t *x = &sides[0].runs[0];
+
+    why[0] = '\0';
+    for (int s = 0; s < nsides; s++) {
+        for (size_t i = 0; i < sides[s].n; i++) {
+            const run_t *y = &sides[s].runs[i];
+            for (size_t k = 0; k < x->ms.n; k++) {
+                const metric_t *m = sp__cmp_find_metric(&y->ms, x->ms.m[k].label);
+                if (m != NULL && m->batch != x->ms.m[k].batch) {
+                    snprintf(why, size,
+                             "runs used different batch sizes k (%.400s: %u, %.400s: %u at "
+                             "%.96s): a batch of k operations hides per-operation latency "
+                             "differently, so part of a change may be the k",
+                             x->rd.path, (unsigned)x->ms.m[k].batch, y->rd.path,
+                             (unsigned)m->batch, x->ms.m[k].label);
+                    return;
+                }
             }
         }
     }

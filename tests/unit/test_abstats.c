@@ -1,7 +1,7 @@
 /* A/B statistics on known data: Benjamini-Hochberg against hand-computed q-values and the
- * 15-test example of Benjamini & Hochberg (1995), and the bootstrap ratio of medians: coverage of
- * 1 when A and B come from one distribution, a 10% shift found with a CI excluding 1,
- * determinism, bad input. */
+ * 15-test example of Benjamini & Hochberg (1995), the bootstrap ratio of medians, Student t over
+ * runs, and the minimum-effect and equivalence (TOST) tests against closed-form t at df 2 (Welch
+ * df, minimum detectable effect, runs needed, BH verdicts); bad input. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -201,6 +201,136 @@ static void test_runs_ratio_edges(void **state)
     assert_int_equal(sp_ab_runs_ratio(a, 1, b, 3, 0.95, &r), SP_ERR_INVALID);
 }
 
+/* Two runs a side, log values -0.01, 0.01 (A) and 0.09, 0.11 (B): d = 0.1, each side's variance
+ * 0.0002, se = sqrt(0.0002), Welch df = 2, where Student t has the closed form
+ * P(T >= t) = (1 - t / sqrt(2 + t^2)) / 2 and quantile (2p-1) sqrt(2) / sqrt(1 - (2p-1)^2). */
+static void fill_logs(double *x, const double *logs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = exp(logs[i]);
+    }
+}
+
+static void test_min_effect_hand(void **state)
+{
+    const double la[2] = {-0.01, 0.01}, lb[2] = {0.09, 0.11}, le[2] = {0.00, 0.02};
+    double a[2], b[2], e[2], delta = log(1.03), se = sqrt(0.0002);
+    sp_ab_mintest_t t;
+
+    (void)state;
+    fill_logs(a, la, 2);
+    fill_logs(b, lb, 2);
+    fill_logs(e, le, 2);
+    assert_int_equal(sp_ab_min_effect(a, 2, b, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_float_equal(t.ratio, exp(0.1), 1e-12);
+    assert_float_equal(t.se_log, se, 1e-12);
+    assert_float_equal(t.df, 2.0, 1e-9);
+    /* P(T >= (0.1 - delta)/se) + P(T >= (0.1 + delta)/se), df 2 */
+    assert_float_equal(t.p_change, 0.024864442430, 1e-9);
+    /* (delta - 0.1)/se < 0: equivalence is far from shown */
+    assert_float_equal(t.p_equiv, 0.980988681223, 1e-9);
+    /* 95% interval: t_{0.975, 2} = 4.302653 */
+    assert_float_equal(t.lo, exp(0.1 - 4.302653 * se), 1e-6);
+    assert_float_equal(t.hi, exp(0.1 + 4.302653 * se), 1e-6);
+    /* mde = exp(delta + (t_{0.95,2} + t_{0.8,2}) se) - 1 = exp(delta + (2.919986 + 1.060660) se)
+     * - 1 */
+    assert_float_equal(t.mde, 0.0896468336, 1e-7);
+    assert_float_equal(sp_ab_mde(se, 2.0, 0.03, 0.05, 0.8), 0.0896468336, 1e-7);
+    /* d = 0.01: TOST p = P(T >= (delta - 0.01)/se) = 0.1504115; change p above 1/2 */
+    assert_int_equal(sp_ab_min_effect(a, 2, e, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_float_equal(t.p_equiv, 0.150411518126, 1e-9);
+    assert_true(t.p_change > 0.5);
+    /* mirrored: B faster by the same amount gives the same p-values */
+    assert_int_equal(sp_ab_min_effect(b, 2, a, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_float_equal(t.ratio, exp(-0.1), 1e-12);
+    assert_float_equal(t.p_change, 0.024864442430, 1e-9);
+    (void)delta;
+}
+
+static void test_min_effect_welch_df(void **state)
+{
+    /* A: logs 0, 0.02, 0.04 (variance 0.0004, /3); B: 0.1, 0.14 (variance 0.0008, /2):
+     * df = (w_a + w_b)^2 / (w_a^2 / 2 + w_b^2 / 1) = 1.684211 */
+    const double la[3] = {0.0, 0.02, 0.04}, lb[2] = {0.1, 0.14};
+    double a[3], b[2], wa = 0.0004 / 3.0, wb = 0.0004;
+    sp_ab_mintest_t t;
+
+    (void)state;
+    fill_logs(a, la, 3);
+    fill_logs(b, lb, 2);
+    assert_int_equal(sp_ab_min_effect(a, 3, b, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_float_equal(t.se_log, sqrt(wa + wb), 1e-12);
+    assert_float_equal(t.df, (wa + wb) * (wa + wb) / (wa * wa / 2.0 + wb * wb), 1e-9);
+    assert_float_equal(t.df, 1.684211, 1e-6);
+    assert_float_equal(t.ratio, exp(0.12 - 0.02), 1e-12);
+}
+
+static void test_min_effect_edges(void **state)
+{
+    double one[2] = {1.0, 1.0}, up[2] = {1.1, 1.1}, near[2] = {1.01, 1.01}, bad[2] = {1.0, 0.0};
+    sp_ab_mintest_t t;
+
+    (void)state;
+    /* nothing varies: the decision is the point's distance to the threshold */
+    assert_int_equal(sp_ab_min_effect(one, 2, up, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_true(t.p_change == 0.0 && t.p_equiv == 1.0 && t.mde == 0.03);
+    assert_int_equal(sp_ab_min_effect(one, 2, near, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_OK);
+    assert_true(t.p_change == 1.0 && t.p_equiv == 0.0);
+    assert_int_equal(sp_ab_min_effect(one, 1, up, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_min_effect(one, 2, bad, 2, 0.03, 0.05, 0.8, 0.95, &t), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_min_effect(one, 2, up, 2, -0.1, 0.05, 0.8, 0.95, &t), SP_ERR_INVALID);
+    assert_int_equal(sp_ab_min_effect(one, 2, up, 2, 0.03, 0.05, 0.4, 0.95, &t), SP_ERR_INVALID);
+    assert_true(isnan(sp_ab_mde(-1.0, 2.0, 0.03, 0.05, 0.8)));
+    /* P(T >= t): the closed form at df 2, both signs */
+    assert_float_equal(sp_ab_t_upper(1.0, 2.0), 0.5 * (1.0 - 1.0 / sqrt(3.0)), 1e-12);
+    assert_float_equal(sp_ab_t_upper(-1.0, 2.0), 0.5 * (1.0 + 1.0 / sqrt(3.0)), 1e-12);
+}
+
+static void test_runs_needed(void **state)
+{
+    int n = sp_ab_runs_needed(0.02, 0.03, 0.06, 0.05, 0.8, 1000);
+
+    (void)state;
+    /* the smallest n whose mde at se = sd sqrt(2/n), df 2n - 2, is at most the target */
+    assert_true(n > 2 && n < 1000);
+    assert_true(sp_ab_mde(0.02 * sqrt(2.0 / n), 2.0 * n - 2.0, 0.03, 0.05, 0.8) <= 0.06);
+    assert_true(sp_ab_mde(0.02 * sqrt(2.0 / (n - 1)), 2.0 * n - 4.0, 0.03, 0.05, 0.8) > 0.06);
+    /* more spread needs more runs; no spread needs the minimum */
+    assert_true(sp_ab_runs_needed(0.04, 0.03, 0.06, 0.05, 0.8, 1000) > n);
+    assert_int_equal(sp_ab_runs_needed(0.0, 0.03, 0.06, 0.05, 0.8, 1000), 2);
+    assert_int_equal(sp_ab_runs_needed(1.0, 0.03, 0.06, 0.05, 0.8, 10), 11);
+    assert_int_equal(sp_ab_runs_needed(0.02, 0.03, 0.03, 0.05, 0.8, 10), -1);
+}
+
+static void test_verdicts_hand(void **state)
+{
+    /* p_change 0.01, 0.02, 0.9, 0.6 -> BH q 0.04, 0.04, 0.9, 0.8; p_equiv 1, 1, 0.01, 0.5 -> q
+     * 1, 1, 0.04, 1 */
+    sp_ab_mintest_t t[4] = {{.ratio = 1.2, .p_change = 0.01, .p_equiv = 1.0},
+                            {.ratio = 0.8, .p_change = 0.02, .p_equiv = 1.0},
+                            {.ratio = 1.0, .p_change = 0.9, .p_equiv = 0.01},
+                            {.ratio = 1.02, .p_change = 0.6, .p_equiv = 0.5}};
+    sp_ab_verdict_t v[4];
+    double qc[4], qe[4];
+
+    (void)state;
+    assert_int_equal(sp_ab_verdicts(t, 4, 0.05, qc, qe, v), SP_OK);
+    assert_int_equal(v[0], SP_AB_SLOWER);
+    assert_int_equal(v[1], SP_AB_FASTER);
+    assert_int_equal(v[2], SP_AB_WITHIN);
+    assert_int_equal(v[3], SP_AB_INCONCLUSIVE);
+    assert_float_equal(qc[0], 0.04, 1e-12);
+    assert_float_equal(qc[3], 0.8, 1e-12);
+    assert_float_equal(qe[2], 0.04, 1e-12);
+    assert_float_equal(qe[3], 1.0, 1e-12);
+    /* a verdict needs the adjusted p below the rate: at 0.04 none is called */
+    assert_int_equal(sp_ab_verdicts(t, 4, 0.04, NULL, NULL, v), SP_OK);
+    assert_true(v[0] == SP_AB_INCONCLUSIVE && v[1] == SP_AB_INCONCLUSIVE &&
+                v[2] == SP_AB_INCONCLUSIVE);
+    assert_string_equal(sp_ab_verdict_name(SP_AB_WITHIN), "within threshold");
+    assert_int_equal(sp_ab_verdicts(t, 4, 1.0, NULL, NULL, v), SP_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +338,9 @@ int main(void)
         cmocka_unit_test(test_ratio_null), cmocka_unit_test(test_ratio_shift),
         cmocka_unit_test(test_ratio_bad),   cmocka_unit_test(test_t_table),
         cmocka_unit_test(test_runs_ratio), cmocka_unit_test(test_runs_ratio_edges),
+        cmocka_unit_test(test_min_effect_hand), cmocka_unit_test(test_min_effect_welch_df),
+        cmocka_unit_test(test_min_effect_edges), cmocka_unit_test(test_runs_needed),
+        cmocka_unit_test(test_verdicts_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
