@@ -12,7 +12,7 @@
 typedef enum {
     SP_METHOD_DEFAULT = 0, /* batches to a CI target, median of the max over ranks */
     SP_METHOD_NCCL_TESTS,  /* one host-timed batch of -n operations, -a over ranks */
-    SP_METHOD_OSU,         /* -n barrier-separated single operations, mean per rank, mean over ranks */
+    SP_METHOD_OSU,         /* -n barrier-separated single operations, mean of rank means */
     SP_METHOD_COUNT
 } sp_method_t;
 

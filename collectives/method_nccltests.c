@@ -44,8 +44,9 @@ static sp_status_t capture(sp_method_point_t *mp)
     sp_sweep_bufs_t *bufs = mp->bufs;
     sp_status_t status;
 
-    sp_watchdog_beat(ctx->watchdog, "%s %zu B: graph capture of %ld", sp_coll_names[mp->op->args.kind],
-                     (size_t)sp_coll_size_bytes(&mp->op->args), mp->iters);
+    sp_watchdog_beat(ctx->watchdog, "%s %zu B: graph capture of %ld",
+                     sp_coll_names[mp->op->args.kind], (size_t)sp_coll_size_bytes(&mp->op->args),
+                     mp->iters);
     status = ops->coll_batch(ctx->backend.state, &mp->op->call, mp->send, bufs->recv, mp->iters,
                              bufs->ev_start, bufs->ev_end);
     if (status == SP_OK) {
@@ -103,9 +104,8 @@ static void nccltests_report(const sp_method_point_t *mp, sp_coll_row_t *row)
 {
     const double *t_us = mp->bufs->point.rank_times_us;
 
-    sp__method_set_time(mp, row,
-                        sp_method_over_ranks(t_us, mp->ctx->nranks,
-                                             (sp_over_ranks_t)mp->opts->average));
+    sp__method_set_time(
+        mp, row, sp_method_over_ranks(t_us, mp->ctx->nranks, (sp_over_ranks_t)mp->opts->average));
 }
 
 const sp_method_ops_t sp_method_nccltests = {

@@ -74,9 +74,10 @@ static sp_status_t osu_sample(sp_method_point_t *mp)
             own_us[i] = (double)(t1 - t0) / 1e3;
             sp__method_record(mp, (size_t)i, 1, t0, t1);
         }
-        sp_watchdog_beat(ctx->watchdog, "%s %zu B: barrier after OSU iteration %ld of %ld "
-                         "(collective %llu)", name, bytes, i + 1, mp->iters,
-                         (unsigned long long)ctx->coll_seq);
+        sp_watchdog_beat(ctx->watchdog,
+                         "%s %zu B: barrier after OSU iteration %ld of %ld "
+                         "(collective %llu)",
+                         name, bytes, i + 1, mp->iters, (unsigned long long)ctx->coll_seq);
         MPI_Barrier(ctx->world);
     }
     status = sp__sweep_agree(ctx, status, args, "OSU iterations", (size_t)mp->iters);

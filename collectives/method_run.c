@@ -34,17 +34,20 @@ void sp_method_print_header(FILE *out, const sp_coll_opts_t *opts)
         if (opts->iters <= 0) {
             snprintf(n, sizeof(n), "%d", SP_NCCLTESTS_ITERS);
         }
-        fprintf(out, "# method nccl-tests: one host-timed batch of %s operations per point; "
-                "time = %s time per operation (-a %ld)\n", n,
-                over_ranks[opts->average >= 0 && opts->average <= 3 ? opts->average : 1],
+        fprintf(out,
+                "# method nccl-tests: one host-timed batch of %s operations per point; "
+                "time = %s time per operation (-a %ld)\n",
+                n, over_ranks[opts->average >= 0 && opts->average <= 3 ? opts->average : 1],
                 opts->average);
     } else if (opts->method == SP_METHOD_OSU) {
         if (opts->iters <= 0) {
             snprintf(n, sizeof(n), "%d (<= %d B) or %d", SP_OSU_ITERS, SP_OSU_LARGE_BYTES,
                      SP_OSU_ITERS_LARGE);
         }
-        fprintf(out, "# method osu: %s barrier-separated operations per point, each timed; "
-                "time = the mean over ranks of each rank's mean\n", n);
+        fprintf(out,
+                "# method osu: %s barrier-separated operations per point, each timed; "
+                "time = the mean over ranks of each rank's mean\n",
+                n);
     }
 }
 

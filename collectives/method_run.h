@@ -15,12 +15,12 @@ typedef struct {
     sp_ctx_t *ctx;
     const sp_coll_opts_t *opts;
     const sp_coll_op_t *op;
-    sp_sweep_bufs_t *bufs;   /* events; bufs->point receives samples, local and rank times */
-    const void *send;        /* the operation's send argument (in-place: inside bufs->recv) */
-    long iters;              /* timed operations (sp_method_iters) */
+    sp_sweep_bufs_t *bufs; /* events; bufs->point receives samples, local and rank times */
+    const void *send;      /* the operation's send argument (in-place: inside bufs->recv) */
+    long iters;            /* timed operations (sp_method_iters) */
     /* set by the method's sample hook */
-    long batch;              /* operations per timed region: the row's `batch` */
-    size_t n;                /* samples written: the row's `samples` */
+    long batch; /* operations per timed region: the row's `batch` */
+    size_t n;   /* samples written: the row's `samples` */
 } sp_method_point_t;
 
 typedef struct {

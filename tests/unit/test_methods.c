@@ -88,9 +88,9 @@ static void test_nccltests_bandwidths(void **state)
         sp_coll_kind_t kind;
         double factor;
     } colls[] = {
-        {SP_COLL_ALL_REDUCE, 1.5},   {SP_COLL_ALL_GATHER, 0.75}, {SP_COLL_REDUCE_SCATTER, 0.75},
-        {SP_COLL_BROADCAST, 1.0},    {SP_COLL_REDUCE, 1.0},      {SP_COLL_ALLTOALL, 0.75},
-        {SP_COLL_SENDRECV, 1.0},     {SP_COLL_GATHER, 0.75},     {SP_COLL_SCATTER, 0.75},
+        {SP_COLL_ALL_REDUCE, 1.5}, {SP_COLL_ALL_GATHER, 0.75}, {SP_COLL_REDUCE_SCATTER, 0.75},
+        {SP_COLL_BROADCAST, 1.0},  {SP_COLL_REDUCE, 1.0},      {SP_COLL_ALLTOALL, 0.75},
+        {SP_COLL_SENDRECV, 1.0},   {SP_COLL_GATHER, 0.75},     {SP_COLL_SCATTER, 0.75},
         {SP_COLL_ALLTOALLV, 0.75},
     };
     double t[4];
