@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
