@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "coll.h"
 #include "dtype.h"
+#include "method.h"
 
 static const char *const place_names[] = {"both", "out", "in"};
 static const char *const clock_names[] = {"leaders", "all"};
@@ -36,9 +37,20 @@ static const sp_opt_def_t coll_defs[] = {
     {"root", 'r', SP_OPT_INT, OFF(root), "0", "N", "root of rooted collectives; -1: every root",
      -1, 1e9, NULL, 0},
     {"iters", 'n', SP_OPT_INT, OFF(iters), "0", "N",
-     "fixed number of samples per point; 0: sample until the CI target is met", 0, 1e6, NULL, 0},
-    {"warmup", 'w', SP_OPT_INT, OFF(warmup), "5", "N", "untimed warm-up operations per point", 0,
+     "fixed number of samples per point; 0: sample until the CI target is met (nccl-tests, osu "
+     "methods: timed operations per point, 0: the peer's default)", 0, 1e6, NULL, 0},
+    {"warmup", 'w', SP_OPT_INT, OFF(warmup), "5", "N",
+     "untimed warm-up operations per point (osu method without -w: OSU's 200, 10 above 8K)", 0,
      1e6, NULL, 0},
+    {"method", 0, SP_OPT_CHOICE, OFF(method), "default", "NAME",
+     "how a point is timed and which time is reported (docs/METHODOLOGY.md):", 0, -1,
+     sp_method_names, SP_METHOD_COUNT},
+    {"average", 'a', SP_OPT_INT, OFF(average), "1", "N",
+     "nccl-tests method: the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a)", 0,
+     3, NULL, 0},
+    {"osu-full", 0, SP_OPT_FLAG, OFF(osu_full), NULL, NULL,
+     "osu method: print OSU's -f min and max over ranks per point (comment lines)", 0, -1, NULL,
+     0},
     {"batch", 'k', SP_OPT_INT, OFF(batch), "0", "N",
      "operations timed back to back per sample; 0: calibrated to --batch-us", 0, 1e6, NULL, 0},
     {"batch-us", 0, SP_OPT_DOUBLE, OFF(batch_us), "1000", "US",
@@ -113,15 +125,61 @@ sp_status_t sp_coll_sizes(const sp_coll_opts_t *opts, uint64_t *sizes, size_t ma
     return SP_OK;
 }
 
+/* Whether the option named long_name was on the command line. */
+static int given(const unsigned char *seen, const char *long_name)
+{
+    for (size_t i = 0; i < sizeof(coll_defs) / sizeof(coll_defs[0]); i++) {
+        if (strcmp(coll_defs[i].long_name, long_name) == 0) {
+            return seen[i];
+        }
+    }
+    return 0;
+}
+
+/* Options that belong to one method only are refused with another; with --method osu and no
+ * -w, the warm-up is OSU's per size (-1, method.h). */
+static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen, char *err,
+                                size_t errlen)
+{
+    static const char *const default_only[] = {"batch", "batch-us", "epsilon", "min-samples",
+                                               "max-samples", "max-time"};
+
+    if (opts->method != SP_METHOD_NCCL_TESTS && given(seen, "average")) {
+        snprintf(err, errlen, "-a/--average applies to --method nccl-tests only");
+        return SP_ERR_INVALID;
+    }
+    if (opts->method != SP_METHOD_OSU && opts->osu_full) {
+        snprintf(err, errlen, "--osu-full applies to --method osu only");
+        return SP_ERR_INVALID;
+    }
+    for (size_t i = 0; i < sizeof(default_only) / sizeof(default_only[0]); i++) {
+        if (opts->method != SP_METHOD_DEFAULT && given(seen, default_only[i])) {
+            snprintf(err, errlen, "--%s applies to --method default only: --method %s times a "
+                     "fixed count (-n)", default_only[i], sp_method_names[opts->method]);
+            return SP_ERR_INVALID;
+        }
+    }
+    if (opts->method == SP_METHOD_OSU && !given(seen, "warmup")) {
+        opts->warmup = -1;
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
                                int *help_p, char *err, size_t errlen)
 {
+    unsigned char seen[sizeof(coll_defs) / sizeof(coll_defs[0])];
     sp_status_t status;
     size_t nsizes;
 
     memset(opts, 0, sizeof(*opts));
-    status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, NULL, err, errlen);
+    memset(seen, 0, sizeof(seen));
+    status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, seen, err, errlen);
     if (status != SP_OK || *help_p) {
+        return status;
+    }
+    status = check_method(opts, seen, err, errlen);
+    if (status != SP_OK) {
         return status;
     }
     if (opts->minbytes > opts->maxbytes) {

@@ -22,8 +22,9 @@ typedef struct {
     uint64_t stepbytes;
     long stepfactor;
     long root;            /* -1: every root */
-    long iters;           /* fixed samples per point; 0: sample until the CI target */
-    long warmup;
+    long iters;           /* fixed samples per point (peer methods: timed operations); 0: sample
+                           * until the CI target (peer methods: the peer's default count) */
+    long warmup;          /* -1 (only with --method osu and no -w): OSU's per-size default */
     long batch;           /* operations per sample; 0: calibrated */
     double batch_us;      /* calibration target for one batch */
     double epsilon;       /* CI target; 0: 0.01 above 64 KiB, 0.03 at or below */
@@ -36,6 +37,9 @@ typedef struct {
     long timeline_events; /* timeline capacity per rank; 0: no timeline */
     int clock_sync;       /* 0: node leaders, 1: every rank */
     int timeline_io;      /* 0: rank 0 in bounded batches, 1: one collective MPI-IO write */
+    int method;           /* sp_method_t (method.h): how a point is sampled and reported */
+    long average;         /* nccl-tests' -a: time over ranks, 0 rank 0, 1 mean, 2 min, 3 max */
+    int osu_full;         /* with --method osu: print OSU's -f min/max per point */
     sp_run_opts_t run;    /* -O, --force, --backend, --device, --timeout */
 } sp_coll_opts_t;
 

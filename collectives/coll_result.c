@@ -148,6 +148,19 @@ static sp_status_t append_parts(sp_result_t *res, sp_coll_row_t *row,
     return status;
 }
 
+sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *method)
+{
+    sp_status_t status = SP_OK;
+
+    if (!sp_result_exists(res, "/coll")) {
+        status = create_tables(res, nranks);
+    }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/coll", "method", method);
+    }
+    return status;
+}
+
 sp_status_t sp_coll_result_append(sp_result_t *res, sp_coll_row_t *row,
                                   const sp_coll_sample_t *samples, const double *rank_times_us,
                                   int nranks, sp_coll_wrong_t *wrong, size_t nwrong)

@@ -6,12 +6,12 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_table.h"
 #include "log.h"
+#include "method_run.h"
 #include "runstop.h"
 #include "sweep_late.h"
 #include "timeutil.h"
@@ -239,6 +239,12 @@ static sp_status_t agree_point(sp_ctx_t *ctx, sp_status_t status, const sp_coll_
     return agreed;
 }
 
+sp_status_t sp__sweep_agree(sp_ctx_t *ctx, sp_status_t status, const sp_coll_args_t *args,
+                            const char *phase, size_t iteration)
+{
+    return agree_point(ctx, status, args, phase, iteration);
+}
+
 /* Rank 0's stopping rule after n samples (runstop.h). converged_p says whether the CI target is
  * met; with fixed -n it is reported too, but does not stop the point. */
 static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
@@ -286,18 +292,19 @@ static sp_status_t warm_up(point_run_t *pr)
     sp_ctx_t *ctx = pr->ctx;
     const sp_backend_ops_t *ops = ctx->backend.ops;
     void *st = ctx->backend.state;
+    long warmup = sp_method_warmup(pr->opts, sp_coll_size_bytes(&pr->op->args));
     sp_status_t status;
 
     beat(pr, "warm-up");
     status = prepare(ctx, pr->op, pr->bufs, &pr->l);
-    for (long i = 0; i < pr->opts->warmup && status == SP_OK; i++) {
+    for (long i = 0; i < warmup && status == SP_OK; i++) {
         status = ops->coll_run(st, &pr->op->call, pr->l.send, pr->bufs->recv);
         ctx->coll_seq++;
     }
     if (status == SP_OK) {
         status = ops->sync(st);
     }
-    return agree_point(ctx, status, &pr->op->args, "warm-up of", (size_t)pr->opts->warmup);
+    return agree_point(ctx, status, &pr->op->args, "warm-up of", (size_t)warmup);
 }
 
 /* Calibration: one operation, max over ranks, decides k for every sample of this point. */
@@ -339,11 +346,7 @@ static sp_status_t time_sample(point_run_t *pr, double *us_p)
                      sp_coll_names[args->kind], (size_t)sp_coll_size_bytes(args), pr->n + 1);
     MPI_Barrier(ctx->world);
     sp_event_init(&ev, ctx->rank, SP_EV_COLL);
-    if (ctx->rank == bufs->delay_rank &&
-        (bufs->delay_coll < 0 || bufs->delay_coll == (int)args->kind)) {
-        struct timespec nap = {bufs->delay_us / 1000000, (bufs->delay_us % 1000000) * 1000};
-        nanosleep(&nap, NULL);
-    }
+    sp__method_test_delay(ctx, bufs, (int)args->kind);
     /* the event is the rank's own view on its host clock: when it started the batch (its
      * arrival) and when the batch was complete */
     sp_watchdog_beat(ctx->watchdog, "%s %zu B: sample %zu (a batch of %ld, collective %llu)",
@@ -541,9 +544,34 @@ static void fill_row(const point_run_t *pr)
     row->elapsed_s = (double)(sp_time_ns() - pr->t_start) * 1e-9;
 }
 
+/* A peer method's fixed-count samples in place of calibration and the stopping rule
+ * (method_run.h); `converged` is reported as for a fixed -n. */
+static sp_status_t sample_peer(point_run_t *pr, const sp_method_ops_t *m, sp_method_point_t *mp)
+{
+    sp_status_t status;
+
+    memset(mp, 0, sizeof(*mp));
+    mp->ctx = pr->ctx;
+    mp->opts = pr->opts;
+    mp->op = pr->op;
+    mp->bufs = pr->bufs;
+    mp->send = pr->l.send;
+    mp->iters = sp_method_iters(pr->opts, sp_coll_size_bytes(&pr->op->args));
+    status = m->sample(mp);
+    pr->k = mp->batch;
+    pr->n = mp->n;
+    if (status == SP_OK && pr->ctx->rank == 0) {
+        double epsilon = sp_coll_epsilon(pr->opts, sp_coll_size_bytes(&pr->op->args));
+        (void)should_stop(pr->opts, &pr->bufs->point, pr->n, 0.0, epsilon, &pr->converged);
+    }
+    return status;
+}
+
 static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_op_t *op,
                               sp_sweep_bufs_t *bufs)
 {
+    const sp_method_ops_t *method = sp_method_ops(opts->method);
+    sp_method_point_t mp;
     point_run_t pr;
     sp_status_t status;
 
@@ -558,17 +586,22 @@ static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const s
     bufs->point.nwrong = 0;
 
     status = warm_up(&pr);
-    if (status == SP_OK) {
+    if (status == SP_OK && method != NULL) {
+        status = sample_peer(&pr, method, &mp);
+    } else if (status == SP_OK) {
         status = calibrate(&pr);
-    }
-    if (status == SP_OK) {
-        status = sample(&pr);
+        if (status == SP_OK) {
+            status = sample(&pr);
+        }
     }
     if (status == SP_OK) {
         status = verify(&pr);
     }
     if (status == SP_OK && ctx->rank == 0) {
         fill_row(&pr);
+        if (method != NULL) {
+            method->report(&mp, &bufs->point.row);
+        }
     }
     return status;
 }
@@ -707,16 +740,19 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
         return status;
     }
     sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &nsizes);
-    status = sp_sweep_bufs_init(ctx, sweep_buffer_bytes(opts),
-                                (size_t)(opts->iters > 0 ? opts->iters : opts->max_samples),
-                                &bufs);
+    status = sp_sweep_bufs_init(ctx, sweep_buffer_bytes(opts), sp_method_max_samples(opts), &bufs);
     if (status != SP_OK) {
         free(sizes);
         return status;
     }
+    if (ctx->rank == 0 && ctx->result != NULL) {
+        status = sp_coll_result_begin(ctx->result, ctx->nranks, sp_method_names[opts->method]);
+    }
+    status = sp_ctx_agree(ctx, status);
     if (ctx->rank == 0) {
         fprintf(stdout, "# scaleprobe coll: %d ranks on %d nodes, backend %s\n", ctx->nranks,
                 ctx->topo.nnodes, ctx->backend.ops->name);
+        sp_method_print_header(stdout, opts);
         fflush(stdout);
     }
 

@@ -61,6 +61,12 @@ void sp_sweep_bufs_cleanup(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs);
 sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
                              const sp_coll_args_t *args, sp_sweep_bufs_t *bufs);
 
+/* Agree on status after a phase of a point (collective over ctx->world); when any rank failed,
+ * rank 0 names the operation, its size, the phase and iteration, and the ranks that failed.
+ * For the sampling methods (method_run.h). */
+sp_status_t sp__sweep_agree(sp_ctx_t *ctx, sp_status_t status, const sp_coll_args_t *args,
+                            const char *phase, size_t iteration);
+
 /* Run the whole sweep of opts: table on rank 0's stdout, rows to ctx->result. Collective. */
 sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts);
 

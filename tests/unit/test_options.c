@@ -14,6 +14,7 @@
 #include "coll.h"
 #include "coll_options.h"
 #include "dtype.h"
+#include "method.h"
 #include "node_options.h"
 #include "options.h"
 #include "proxy_options.h"
@@ -505,12 +506,70 @@ static void test_coll_errors(void **state)
         {"-b 8 -e 16 -i 0", "--stepbytes 0", NULL},
         {"-b 1 -e 100000 -i 1", "4096", "--maxbytes"},
         {"--min-samples 50 --max-samples 20", "--min-samples 50", "--max-samples 20"},
+        /* methods: names, nccl-tests' -a range, options of one method only */
+        {"--method nccl", "--method", "nccl"},
+        {"--method", "--method", NULL},
+        {"--method nccl-tests -a 4", "--average", "4"},
+        {"--method nccl-tests -a -1", "--average", "-1"},
+        {"-a 1", "--average", "nccl-tests"},
+        {"--method osu -a 0", "--average", "nccl-tests"},
+        {"--osu-full", "--osu-full", "osu"},
+        {"--method nccl-tests --osu-full", "--osu-full", "osu"},
+        {"--method osu -k 4", "--batch", "fixed count"},
+        {"--method nccl-tests --epsilon 0.02", "--epsilon", "nccl-tests"},
+        {"--method osu --max-time 1", "--max-time", "osu"},
+        {"--method osu --min-samples 5", "--min-samples", NULL},
+        {"--method nccl-tests --max-samples 5", "--max-samples", NULL},
+        {"--method osu --batch-us 10", "--batch-us", NULL},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         parse_err(rows[i].line, rows[i].name1, rows[i].name2);
     }
+}
+
+/* --method and its options: the default is the default method; nccl-tests' -a defaults to 1
+ * (its mean over ranks); osu without -w leaves -1 for OSU's per-size warm-up, with -w keeps it. */
+static void test_coll_methods(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("", &o);
+    assert_int_equal(o.method, SP_METHOD_DEFAULT);
+    assert_int_equal(o.average, 1);
+    assert_int_equal(o.osu_full, 0);
+    assert_int_equal(o.warmup, 5);
+    parse_ok("--method default -n 5", &o);
+    assert_int_equal(o.method, SP_METHOD_DEFAULT);
+    parse_ok("--method nccl-tests -n 20 -w 5", &o);
+    assert_int_equal(o.method, SP_METHOD_NCCL_TESTS);
+    assert_int_equal(o.iters, 20);
+    assert_int_equal(o.warmup, 5);
+    assert_int_equal(o.average, 1);
+    for (long a = 0; a <= 3; a++) {
+        char line[64];
+
+        snprintf(line, sizeof(line), "--method=nccl-tests -a %ld", a);
+        parse_ok(line, &o);
+        assert_int_equal(o.average, a);
+    }
+    parse_ok("--method nccl-tests --average 2 -G", &o);
+    assert_int_equal(o.average, 2);
+    assert_int_equal(o.cuda_graph, 1);
+    parse_ok("--method osu", &o);
+    assert_int_equal(o.method, SP_METHOD_OSU);
+    assert_int_equal(o.iters, 0);
+    assert_int_equal(o.warmup, -1);
+    parse_ok("--method osu -w 5 --osu-full", &o);
+    assert_int_equal(o.warmup, 5);
+    assert_int_equal(o.osu_full, 1);
+    parse_ok("-w 0 --method osu", &o);
+    assert_int_equal(o.warmup, 0);
+    /* the default method keeps every sampling option */
+    parse_ok("-k 4 --batch-us 10 --epsilon 0.02 --min-samples 5 --max-samples 9 --max-time 1", &o);
+    assert_int_equal(o.batch, 4);
 }
 
 static void test_coll_check_world(void **state)
@@ -562,6 +621,9 @@ static void test_coll_hash(void **state)
         "-b 8 -e 1M -f 2 -O x.h5",
         "-b 8 -e 1M -f 2 --epsilon 0.02",
         "-b 8 -e 1M -f 2 --force",
+        "-b 8 -e 1M -f 2 --method osu",
+        "-b 8 -e 1M -f 2 --method nccl-tests",
+        "-b 8 -e 1M -f 2 --method nccl-tests -a 0",
     };
     sp_coll_opts_t a;
     sp_coll_opts_t b;
@@ -1029,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_coll_scalars),
         cmocka_unit_test(test_coll_help),
         cmocka_unit_test(test_coll_errors),
+        cmocka_unit_test(test_coll_methods),
         cmocka_unit_test(test_coll_check_world),
         cmocka_unit_test(test_coll_epsilon),
         cmocka_unit_test(test_coll_hash),
