@@ -18,35 +18,6 @@
 
 #define SP_MAX_BATCH 10000
 
-/* Test-only fault injection (docs/METHODOLOGY.md): the rank named here corrupts one element of
- * its output before verification, to prove that wrong data is caught and attributed. */
-
-static int corrupt_rank_from_env(void)
-{
-    const char *v = getenv("SCALEPROBE_TEST_CORRUPT_RANK");
-
-    return v != NULL && *v != '\0' ? atoi(v) : -1;
-}
-
-static void delay_from_env(sp_sweep_bufs_t *bufs)
-{
-    const char *v = getenv("SCALEPROBE_TEST_DELAY");
-    char coll[64] = "";
-
-    bufs->delay_rank = -1;
-    bufs->delay_us = 0;
-    bufs->delay_coll = -1;
-    if (v == NULL || sscanf(v, "%d:%ld:%63s", &bufs->delay_rank, &bufs->delay_us, coll) < 2) {
-        bufs->delay_rank = -1;
-        return;
-    }
-    for (int c = 0; c < SP_COLL_COUNT && coll[0] != '\0'; c++) {
-        if (strcmp(coll, sp_coll_names[c]) == 0) {
-            bufs->delay_coll = c;
-        }
-    }
-}
-
 sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
                                sp_sweep_bufs_t *bufs)
 {
@@ -59,7 +30,7 @@ sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
     memset(bufs, 0, sizeof(*bufs));
     bufs->bytes = bytes;
     bufs->max_samples = max_samples;
-    delay_from_env(bufs);
+    sp__sweep_delay_from_env(bufs);
     status = sp__sweep_late_init(ctx, bufs);
     if (status == SP_OK) {
         status = ops->mem_alloc(st, bytes, &bufs->send);
@@ -455,7 +426,7 @@ static sp_status_t verify(point_run_t *pr)
             status = ops->sync(st);
         }
     }
-    if (status == SP_OK && ctx->rank == corrupt_rank_from_env() && op->coll->has_output(args) &&
+    if (status == SP_OK && ctx->rank == sp__sweep_corrupt_rank_from_env() && op->coll->has_output(args) &&
         args->counts.recv_count > 0) {
         status = ops->mem_poison(st, pr->l.output, sp_dtype_size(args->dtype));
     }

@@ -70,4 +70,10 @@ sp_status_t sp__sweep_agree(sp_ctx_t *ctx, sp_status_t status, const sp_coll_arg
 /* Run the whole sweep of opts: table on rank 0's stdout, rows to ctx->result. Collective. */
 sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts);
 
+/* Test-only fault injection (collectives/sweep_hooks.c): the rank named by
+ * SCALEPROBE_TEST_CORRUPT_RANK (-1: none), and the delay of SCALEPROBE_TEST_DELAY
+ * ("RANK:US[:COLLECTIVE]") into bufs. */
+int sp__sweep_corrupt_rank_from_env(void);
+void sp__sweep_delay_from_env(sp_sweep_bufs_t *bufs);
+
 #endif
