@@ -18,7 +18,8 @@ typedef struct {
     sp_coll_wrong_t *wrong;      /* ranks with wrong data, rank 0 */
     size_t nwrong;
     double *local_times_us;      /* this rank's own per-sample times */
-    double *scratch;             /* max(max_samples, nranks) doubles */
+    double *scratch;             /* max(max_samples + sp_stop_rule_scratch_len(max_samples),
+                                    nranks) doubles */
 } sp_sweep_point_t;
 
 /* Buffers and scratch for measuring points. Collective over ctx->world (agrees on status). */

@@ -113,7 +113,8 @@ static sp_status_t should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const pr
     int stop = 0;
 
     if (ctx->rank == 0) {
-        double *x = malloc((size_t)(done > 0 ? done : 1) * 2 * sizeof(*x));
+        /* the step times in order, then the rule's scratch */
+        double *x = malloc(((size_t)done + sp_stop_rule_scratch_len((size_t)done)) * sizeof(*x));
         if (x == NULL) {
             st = SP_ERR_NOMEM;
         } else {
@@ -121,7 +122,7 @@ static sp_status_t should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const pr
                 x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
             }
             stop = sp_stop_rule_check(&rule, x, (size_t)done, (sp_time_ns() - t0) / 1e9,
-                                      x + (done > 0 ? done : 1), NULL);
+                                      x + done, NULL);
             free(x);
         }
     }
