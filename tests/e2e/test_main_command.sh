@@ -30,12 +30,14 @@ again=$("$SCALEPROBE" report "$file" | awk '/^# all_reduce/{s=1} s && $1=="52428
 [ -n "$live" ] && [ "$live" = "$again" ] && ok "report reprints the live line exactly" ||
   not_ok "live and report lines differ: '$live' vs '$again'"
 # the main job's proxy part: a pp 2 x dp 2 1F1B run whose report follows it, with step time,
-# tokens/s, MFU and the per-stage table
+# tokens/s, schedule efficiency (no MFU without --peak-tflops) and the per-stage table
 pfile=$(ls "$TMP"/results/proxy-*.h5 2>/dev/null | head -1)
 [ -n "$pfile" ] && h5dump -a /status "$pfile" | grep -q complete && ok "proxy result file complete: $(basename "$pfile")" ||
   not_ok "no complete proxy result file"
 grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 1' "$TMP/out" &&
-  grep -q '^# tokens/s [0-9.]* .*MFU [0-9.]*%' "$TMP/out" &&
+  grep -q '^# tokens/s [0-9.]* .*over the mean step time' "$TMP/out" &&
+  grep -q '^# schedule efficiency [0-9.]*%' "$TMP/out" &&
+  grep -q '^# MFU not reported: it needs the hardware.s peak (--peak-tflops)' "$TMP/out" &&
   [ "$(grep -c '^# *[01] \+[0-9.]\+ \+[0-9.]\+ ' "$TMP/out")" -ge 4 ] && ok "the proxy's report follows it" ||
   not_ok "no proxy report"
 finish
