@@ -163,12 +163,14 @@ static void print_not_converged(const sp_reader_t *rd, FILE *out)
         if (r->converged || r->drift) {
             continue;
         }
-        fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s CI +-%.1f%% after %u samples "
-                     "(n_eff %.0f, lag-1 %.2f)\n",
+        fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s CI +-%.1f%% after %u samples",
                 sp_coll_names[r->op], (unsigned long long)r->bytes,
                 sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
-                r->in_place ? "in-place" : "out-of-place", r->ci_rel * 100.0, r->samples,
-                r->n_eff, r->lag1);
+                r->in_place ? "in-place" : "out-of-place", r->ci_rel * 100.0, r->samples);
+        if (r->n_eff > 0.0) { /* files written before these columns read 0 */
+            fprintf(out, " (n_eff %.0f, lag-1 %.2f)", r->n_eff, r->lag1);
+        }
+        fprintf(out, "\n");
         shown++;
     }
     if (n > 20) {
