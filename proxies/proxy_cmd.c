@@ -64,6 +64,11 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
         printf("# %ld warm-up step(s), then steps until the step time's 95%% CI is within "
                "%.3g%% (%ld to %ld steps, %.0f s at most)\n",
                o->warmup_steps, 100.0 * o->epsilon, o->min_steps, o->max_steps, o->max_time);
+        if (o->max_steps < SP_STOP_RULE_MIN_CONVERGED) {
+            printf("# (the dependence-aware CI needs %d steps: with --max-steps %ld the run stops "
+                   "on the cap)\n",
+                   SP_STOP_RULE_MIN_CONVERGED, o->max_steps);
+        }
     }
     sp_proxy_table_header(stdout);
 }

@@ -11,6 +11,9 @@
 #include "seqstats.h"
 #include "status.h"
 
+/* Fewest samples with which the CI target can be met: 10 batches of at least sqrt(n) samples. */
+#define SP_STOP_RULE_MIN_CONVERGED (SP_SEQ_MIN_BATCHES * SP_SEQ_MIN_BATCHES)
+
 /* The rule for one measurement (a sweep point, a node measurement, the proxy's steps). */
 typedef struct {
     size_t fixed;       /* > 0: exactly this many samples; the CI is reported, not a reason */

@@ -82,6 +82,7 @@ static void test_ci_target(void **state)
      * --min-samples says (the i.i.d. rule stopped this series at 10) */
     assert_int_equal(sp_stop_rule_check(&rule, x, 10, 0.0, scratch, &converged), 0);
     assert_int_equal(converged, 0);
+    assert_int_equal(SP_STOP_RULE_MIN_CONVERGED, 100);
     assert_int_equal(sp_stop_rule_check(&rule, x, 99, 0.0, scratch, &converged), 0);
     assert_int_equal(converged, 0);
     assert_int_equal(sp_stop_rule_check(&rule, x, 100, 0.0, scratch, &converged), 1);
