@@ -24,6 +24,13 @@ grep -q '^# scaleprobe report:' "$TMP/out" && ok "the report follows the run" ||
 for section in "# Peak bus bandwidth per collective" "# Ranks slowest most often" "# Summary"; do
   grep -qF "$section" "$TMP/out" && ok "report has '$section'" || not_ok "report lacks '$section'"
 done
+# peak busbw comes with its point's interval: lo <= peak <= hi on every collective's line
+peaks=$(grep -E '^#   [a-z_]+ +[0-9.]+ GB/s busbw \[[0-9.]+, [0-9.]+\] at ' "$TMP/out" |
+  awk '{ lo = $6; hi = $7; gsub(/[\[,]/, "", lo); gsub(/\]/, "", hi);
+         n++; bad += !(lo + 0 <= $3 + 0 && $3 + 0 <= hi + 0) } END { print n + 0, bad + 0 }')
+[ "${peaks% *}" -ge 10 ] && [ "${peaks#* }" = "0" ] &&
+  ok "report: every peak busbw within its point's CI (${peaks% *} lines)" ||
+  not_ok "peak busbw lines with CI: '$peaks' (lines, out of their CI)"
 # the report reads the same numbers the run printed: compare the all_reduce 512 KiB line
 live=$(awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}' "$TMP/out")
 again=$("$SCALEPROBE" report "$file" | awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}')
