@@ -60,64 +60,118 @@ static void print_table(const sp_reader_t *rd, FILE *out)
     sp_coll_table_footer(out, &totals);
 }
 
+/* The bandwidth at the ends of a row's CI of the median time: bw scales as 1/time. */
+static void bw_interval(const sp_coll_row_t *r, double bw, double *lo_p, double *hi_p)
+{
+    *lo_p = r->ci_hi_us > 0.0 ? bw * r->time_us / r->ci_hi_us : NAN;
+    *hi_p = r->ci_lo_us > 0.0 ? bw * r->time_us / r->ci_lo_us : NAN;
+}
+
 static void print_peaks(const sp_reader_t *rd, FILE *out)
 {
-    fprintf(out, "# Peak bus bandwidth per collective (median time of the best point):\n");
+    int multi = rd->world_size > 1;
+
+    fprintf(out, "# Peak bus bandwidth per collective (the best point's median time; [95%% CI of "
+                 "that point]; the largest of many noisy estimates reads high, so points whose "
+                 "CI reaches it are counted):\n");
     for (int c = 0; c < SP_COLL_COUNT; c++) {
         const sp_coll_row_t *best = NULL;
+        double best_bw = -1.0;
+        double lo;
+        double hi;
+        int reach = 0;
+
         for (size_t i = 0; i < rd->nrows; i++) {
             const sp_coll_row_t *r = &rd->rows[i];
-            double bw = rd->world_size > 1 ? r->busbw_gbps : r->algbw_gbps;
-            double best_bw;
+            double bw = multi ? r->busbw_gbps : r->algbw_gbps;
             if (r->op != c || isnan(bw)) {
                 continue;
             }
-            best_bw = best == NULL ? -1.0
-                                   : (rd->world_size > 1 ? best->busbw_gbps : best->algbw_gbps);
             if (bw > best_bw) {
                 best = r;
+                best_bw = bw;
             }
         }
         if (best == NULL) {
             continue;
         }
-        if (rd->world_size > 1) {
-            fprintf(out, "#   %-15s %9.3f GB/s busbw  at %llu B %s %s %s (algbw %.3f GB/s, CI +-%.1f%%)\n",
-                    sp_coll_names[c], best->busbw_gbps, (unsigned long long)best->bytes,
-                    sp_dtype_name((sp_dtype_t)best->dtype), redop_str(best),
-                    best->in_place ? "in-place" : "out-of-place", best->algbw_gbps,
-                    best->ci_rel * 100.0);
-        } else {
-            fprintf(out, "#   %-15s busbw n/a with 1 rank; algbw %.3f GB/s at %llu B %s %s\n",
-                    sp_coll_names[c], best->algbw_gbps, (unsigned long long)best->bytes,
-                    sp_dtype_name((sp_dtype_t)best->dtype),
-                    best->in_place ? "in-place" : "out-of-place");
+        bw_interval(best, best_bw, &lo, &hi);
+        for (size_t i = 0; i < rd->nrows; i++) {
+            const sp_coll_row_t *r = &rd->rows[i];
+            double bw = multi ? r->busbw_gbps : r->algbw_gbps;
+            double rlo;
+            double rhi;
+            if (r->op != c || r == best || isnan(bw)) {
+                continue;
+            }
+            bw_interval(r, bw, &rlo, &rhi);
+            reach += rhi >= lo;
         }
+        fprintf(out, "#   %-15s %s%9.3f GB/s %s [%.3f, %.3f] at %llu B %s %s %s%s",
+                sp_coll_names[c], multi ? "" : "busbw n/a with 1 rank; ", best_bw,
+                multi ? "busbw" : "algbw", lo, hi,
+                (unsigned long long)best->bytes, sp_dtype_name((sp_dtype_t)best->dtype),
+                redop_str(best), best->in_place ? "in-place" : "out-of-place",
+                best->drift ? " (drifting)" : (best->converged ? "" : " (missed the CI target)"));
+        if (multi) {
+            fprintf(out, " (algbw %.3f GB/s)", best->algbw_gbps);
+        }
+        fprintf(out, "; %d other point(s) whose CI reaches %.3f\n", reach, lo);
     }
 }
 
 static void print_not_converged(const sp_reader_t *rd, FILE *out)
 {
     size_t n = 0;
+    size_t ndrift = 0;
 
     for (size_t i = 0; i < rd->nrows; i++) {
-        n += rd->rows[i].converged ? 0 : 1;
+        ndrift += rd->rows[i].drift ? 1 : 0;
+        n += !rd->rows[i].converged && !rd->rows[i].drift ? 1 : 0;
+    }
+    if (n == 0 && ndrift == 0) {
+        fprintf(out, "# Every point met its CI target.\n");
+        return;
+    }
+    if (ndrift > 0) {
+        fprintf(out, "# %zu of %zu points drifted while measured (a trend over their samples; "
+                     "not converged, their median depends on when it was taken):\n",
+                ndrift, rd->nrows);
+        for (size_t i = 0, shown = 0; i < rd->nrows && shown < 20; i++) {
+            const sp_coll_row_t *r = &rd->rows[i];
+            if (!r->drift) {
+                continue;
+            }
+            fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s %+.1f%% over %u samples (trend "
+                         "p %.2g), CI +-%.1f%%, lag-1 %.2f\n",
+                    sp_coll_names[r->op], (unsigned long long)r->bytes,
+                    sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
+                    r->in_place ? "in-place" : "out-of-place", 100.0 * r->trend_rel, r->samples,
+                    r->trend_p, r->ci_rel * 100.0, r->lag1);
+            shown++;
+        }
+        if (ndrift > 20) {
+            fprintf(out, "#   ... and %zu more\n", ndrift - 20);
+        }
     }
     if (n == 0) {
-        fprintf(out, "# Every point met its CI target.\n");
         return;
     }
     fprintf(out, "# %zu of %zu points stopped before the CI target (time or sample cap):\n", n,
             rd->nrows);
     for (size_t i = 0, shown = 0; i < rd->nrows && shown < 20; i++) {
         const sp_coll_row_t *r = &rd->rows[i];
-        if (r->converged) {
+        if (r->converged || r->drift) {
             continue;
         }
-        fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s CI +-%.1f%% after %u samples\n",
+        fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s CI +-%.1f%% after %u samples",
                 sp_coll_names[r->op], (unsigned long long)r->bytes,
                 sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
                 r->in_place ? "in-place" : "out-of-place", r->ci_rel * 100.0, r->samples);
+        if (r->n_eff > 0.0) { /* files written before these columns read 0 */
+            fprintf(out, " (n_eff %.0f, lag-1 %.2f)", r->n_eff, r->lag1);
+        }
+        fprintf(out, "\n");
         shown++;
     }
     if (n > 20) {

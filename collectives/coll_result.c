@@ -10,6 +10,27 @@
 #include "dtype.h"
 #include "result_read.h"
 
+void sp_coll_row_set_stats(sp_coll_row_t *row, const sp_summary_t *s, const sp_seqstats_t *q,
+                           int converged)
+{
+    row->time_us = q->median;
+    row->mean_us = s->mean;
+    row->stddev_us = s->stddev;
+    row->min_us = s->min;
+    row->max_us = s->max;
+    /* below 100 samples the nearest-rank p99 is the largest sample: it is not a p99 */
+    row->p99_us = s->n >= SP_COLL_P99_MIN_SAMPLES ? s->p99 : NAN;
+    row->ci_lo_us = q->med_lo;
+    row->ci_hi_us = q->med_hi;
+    row->ci_rel = sp_seq_rel_halfwidth(q);
+    row->lag1 = q->lag1;
+    row->n_eff = q->n_eff;
+    row->trend_p = q->trend_p;
+    row->trend_rel = q->trend_rel;
+    row->drift = (int8_t)(q->drift != 0);
+    row->converged = (int8_t)(converged && !q->drift);
+}
+
 hid_t sp__coll_row_type(void)
 {
     const char *dnames[SP_DTYPE_COUNT];
@@ -59,6 +80,11 @@ hid_t sp__coll_row_type(void)
     F(late_rank, H5T_NATIVE_INT32);
     F(late_margin_us, H5T_NATIVE_DOUBLE);
     F(late_p, H5T_NATIVE_DOUBLE);
+    F(lag1, H5T_NATIVE_DOUBLE);
+    F(n_eff, H5T_NATIVE_DOUBLE);
+    F(trend_p, H5T_NATIVE_DOUBLE);
+    F(trend_rel, H5T_NATIVE_DOUBLE);
+    F(drift, H5T_NATIVE_INT8);
 #undef F
     H5Tclose(op_t);
     H5Tclose(dt_t);

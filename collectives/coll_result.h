@@ -9,9 +9,15 @@
 #include <stdint.h>
 
 #include "result.h"
+#include "seqstats.h"
+#include "stats.h"
 #include "status.h"
 
 #define SP_REDOP_NONE SP_RESULT_ENUM_NONE /* redop of collectives without a reduction */
+
+/* Fewest samples with a p99 of their own: below, the nearest-rank p99 is the maximum, so the
+ * row stores NaN and the maximum stays in max_us. */
+#define SP_COLL_P99_MIN_SAMPLES 100
 
 /* One row of /coll/results. Times in microseconds, bandwidths in GB/s (1e9 B/s). */
 typedef struct {
@@ -24,14 +30,15 @@ typedef struct {
     uint64_t count;       /* the count column: elements passed to the call */
     uint32_t samples;
     uint32_t batch;       /* operations timed back to back per sample */
-    int8_t converged;     /* 1 when the CI target was met (also reported with fixed -n) */
+    int8_t converged;     /* 1 when the CI target was met (also reported with fixed -n);
+                             never for a drifting point */
     double time_us;       /* median of the per-sample max-over-ranks times */
     double mean_us;
     double stddev_us;
     double min_us;
     double max_us;
-    double p99_us;
-    double ci_lo_us;      /* 95% CI of the median (order statistics) */
+    double p99_us;        /* nearest-rank; NaN below SP_COLL_P99_MIN_SAMPLES samples */
+    double ci_lo_us;      /* dependence-aware 95% CI of the median (seqstats.h) */
     double ci_hi_us;
     double ci_rel;        /* relative half-width of the CI; inf when not defined */
     double algbw_gbps;
@@ -48,6 +55,11 @@ typedef struct {
                            * none (the table's `slow` column) */
     double late_margin_us; /* that candidate's mean arrival after the median arrival */
     double late_p;        /* the candidate's sign-test p-value, Bonferroni over ranks */
+    double lag1;          /* lag-1 autocorrelation of the samples (from signs about the median) */
+    double n_eff;         /* effective sample size of the median under that dependence */
+    double trend_p;       /* two-sided p-value of the trend test over the samples */
+    double trend_rel;     /* the trend's change over the samples, relative to the median */
+    int8_t drift;         /* 1: trend_p < 0.05 and |trend_rel| >= the point's epsilon */
 } sp_coll_row_t;
 
 /* One row of /coll/samples. */
@@ -62,6 +74,15 @@ typedef struct {
     int32_t rank;
     uint64_t wrong;
 } sp_coll_wrong_t;
+
+/*
+ * The statistics columns of a row: mean, stddev, min, max and p99 (NaN below
+ * SP_COLL_P99_MIN_SAMPLES samples) from s; the median, its CI, lag1, n_eff, the trend and the
+ * drift flag from q, the dependence-aware statistics of the same samples in time order; converged
+ * is the stop rule's verdict, cleared when q flags drift. Bandwidths are not touched.
+ */
+void sp_coll_row_set_stats(sp_coll_row_t *row, const sp_summary_t *s, const sp_seqstats_t *q,
+                           int converged);
 
 /* HDF5 types of the tables (caller closes them with H5Tclose). */
 hid_t sp__coll_row_type(void);

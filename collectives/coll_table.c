@@ -63,9 +63,12 @@ static void format_half(const sp_coll_row_t *r, char *buf, size_t len, char *ext
         snprintf(w, sizeof(w), "%lld", (long long)r->wrong);
     }
     snprintf(buf, len, "  %7s  %6s  %6s  %6s", t, a, b, w);
-    /* '!' marks a point that stopped on --max-time or --max-samples before the CI target */
+    /* '~' marks a point whose samples drift (never converged: its median depends on when it
+     * was measured); '!' one that stopped on --max-time or --max-samples before the CI target */
     sp_format_number(r->ci_rel * 100.0, 5, ci, sizeof(ci));
-    if (!r->converged) {
+    if (r->drift) {
+        strncat(ci, "~", sizeof(ci) - strlen(ci) - 1);
+    } else if (!r->converged) {
         strncat(ci, "!", sizeof(ci) - strlen(ci) - 1);
     }
     /* slow: the late rank by arrival (docs/METHODOLOGY.md), '-' when no rank is late beyond the
@@ -104,6 +107,9 @@ void sp_coll_totals_add(sp_coll_totals_t *t, const sp_coll_row_t *row)
     if (!row->converged) {
         t->not_converged++;
     }
+    if (row->drift) {
+        t->drifting++;
+    }
     if (row->wrong >= 0) {
         t->checked = 1;
         t->wrong += row->wrong;
@@ -126,5 +132,10 @@ void sp_coll_table_footer(FILE *out, const sp_coll_totals_t *t)
     }
     fprintf(out, "# %-20s : %ld of %ld points met the CI target ('!' marks the others)\n",
             "Converged", t->rows - t->not_converged, t->rows);
+    if (t->drifting > 0) {
+        fprintf(out, "# %-20s : %ld point(s) drifted while measured ('~'; not converged, the "
+                     "median depends on when it was taken)\n",
+                "Drift", t->drifting);
+    }
     fprintf(out, "#\n");
 }

@@ -23,6 +23,7 @@ typedef struct {
     long busbw_n;
     long rows;
     long not_converged;
+    long drifting; /* points flagged as drifting (counted in not_converged too) */
     long long wrong;
     int checked;
     int nranks;

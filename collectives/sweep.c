@@ -24,7 +24,9 @@ sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
     const sp_backend_ops_t *ops = ctx->backend.ops;
     void *st = ctx->backend.state;
     sp_sweep_point_t *p = &bufs->point;
-    size_t nscratch = max_samples > (size_t)ctx->nranks ? max_samples : (size_t)ctx->nranks;
+    /* the stop rule's copy of the series, then its scratch (runstop.h) */
+    size_t nrule = max_samples + sp_stop_rule_scratch_len(max_samples);
+    size_t nscratch = nrule > (size_t)ctx->nranks ? nrule : (size_t)ctx->nranks;
     sp_status_t status = SP_OK;
 
     memset(bufs, 0, sizeof(*bufs));
@@ -216,10 +218,8 @@ sp_status_t sp__sweep_agree(sp_ctx_t *ctx, sp_status_t status, const sp_coll_arg
     return agree_point(ctx, status, args, phase, iteration);
 }
 
-/* Rank 0's stopping rule after n samples (runstop.h). converged_p says whether the CI target is
- * met; with fixed -n it is reported too, but does not stop the point. */
-static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
-                       double elapsed_s, double epsilon, int *converged_p)
+/* The stopping rule of a point of opts at epsilon (runstop.h). */
+static sp_stop_rule_t stop_rule(const sp_coll_opts_t *opts, double epsilon)
 {
     const sp_stop_rule_t rule = {
         .fixed = (size_t)opts->iters,
@@ -229,10 +229,28 @@ static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, si
         .epsilon = epsilon,
     };
 
+    return rule;
+}
+
+/* The point's n sample times in time order, copied to the front of p->scratch; the rest of it
+ * is the rule's scratch (sp_sweep_bufs_init sizes it). Returns that rest. */
+static double *series_of(const sp_sweep_point_t *p, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         p->scratch[i] = p->samples[i].time_us;
     }
-    return sp_stop_rule_check(&rule, p->scratch, n, elapsed_s, p->scratch, converged_p);
+    return p->scratch + n;
+}
+
+/* Rank 0's stopping rule after n samples (runstop.h). converged_p says whether the CI target is
+ * met; with fixed -n it is reported too, but does not stop the point. */
+static int should_stop(const sp_coll_opts_t *opts, const sp_sweep_point_t *p, size_t n,
+                       double elapsed_s, double epsilon, int *converged_p)
+{
+    const sp_stop_rule_t rule = stop_rule(opts, epsilon);
+    double *rest = series_of(p, n);
+
+    return sp_stop_rule_check(&rule, p->scratch, n, elapsed_s, rest, converged_p);
 }
 
 /* One point being measured on this rank. */
@@ -485,6 +503,10 @@ static void fill_row(const point_run_t *pr)
     sp_sweep_point_t *p = &pr->bufs->point;
     sp_coll_row_t *row = &p->row;
     size_t n = pr->n;
+    const sp_stop_rule_t rule =
+        stop_rule(pr->opts, sp_coll_epsilon(pr->opts, sp_coll_size_bytes(args)));
+    double *rest;
+    sp_seqstats_t q;
     sp_summary_t s;
 
     row->op = (int8_t)args->kind;
@@ -496,21 +518,12 @@ static void fill_row(const point_run_t *pr)
     row->count = args->counts.param_count;
     row->samples = (uint32_t)n;
     row->batch = (uint32_t)pr->k;
-    row->converged = (int8_t)pr->converged;
-    for (size_t i = 0; i < n; i++) {
-        p->scratch[i] = p->samples[i].time_us;
-    }
+    /* the same statistics the rule stopped on (the samples are the same) */
+    rest = series_of(p, n);
+    sp_stop_rule_stats(&rule, p->scratch, n, rest, &q);
     sp_stats_summarize(p->scratch, n, p->scratch, &s);
-    row->time_us = s.median;
-    row->mean_us = s.mean;
-    row->stddev_us = s.stddev;
-    row->min_us = s.min;
-    row->max_us = s.max;
-    row->p99_us = s.p99;
-    row->ci_lo_us = s.ci_lo;
-    row->ci_hi_us = s.ci_hi;
-    row->ci_rel = sp_stats_rel_halfwidth(&s);
-    sp_coll_bandwidth(coll, args, s.median, &row->algbw_gbps, &row->busbw_gbps);
+    sp_coll_row_set_stats(row, &s, &q, pr->converged);
+    sp_coll_bandwidth(coll, args, row->time_us, &row->algbw_gbps, &row->busbw_gbps);
     find_slowest(pr->ctx, p);
     row->elapsed_s = (double)(sp_time_ns() - pr->t_start) * 1e-9;
 }

@@ -19,7 +19,8 @@ typedef struct {
     sp_coll_wrong_t *wrong;      /* ranks with wrong data, rank 0 */
     size_t nwrong;
     double *local_times_us;      /* this rank's own per-sample times */
-    double *scratch;             /* max(max_samples, nranks) doubles */
+    double *scratch;             /* max(max_samples + sp_stop_rule_scratch_len(max_samples),
+                                    nranks) doubles */
     /* arrivals: every rank's time and arrival of the current sample, gathered on rank 0, and the
      * per-rank lateness counts of the point (rank 0; docs/METHODOLOGY.md, "The late rank") */
     struct sp_sweep_arrival {

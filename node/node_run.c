@@ -174,7 +174,9 @@ static sp_status_t node_init(node_run_t *nr, sp_ctx_t *ctx, const sp_node_opts_t
         }
     }
     nr->times = calloc(nr->max_samples, sizeof(double));
-    nr->scratch = calloc(nr->max_samples, sizeof(double));
+    /* the stop rule's copy of the series, then its scratch (runstop.h) */
+    nr->scratch =
+        calloc(nr->max_samples + sp_stop_rule_scratch_len(nr->max_samples), sizeof(double));
     status = nr->times != NULL && nr->scratch != NULL ? SP_OK : SP_ERR_NOMEM;
     if (ctx->rank == 0 && status == SP_OK) {
         size_t all = nranks * nr->max_samples;
@@ -428,13 +430,28 @@ static sp_status_t find_outliers(node_run_t *nr, sp_node_kind_t kind, size_t n, 
     return status;
 }
 
+/* The stop rule of every measurement (runstop.h). */
+static sp_stop_rule_t node_rule(const node_run_t *nr)
+{
+    const sp_node_opts_t *o = nr->o;
+    const sp_stop_rule_t rule = {
+        .fixed = (size_t)o->iters,
+        .min_samples = (size_t)o->min_samples,
+        .max_samples = nr->max_samples,
+        .max_time_s = o->max_time,
+        .epsilon = o->epsilon,
+    };
+
+    return rule;
+}
+
 /* Rank 0: rows and samples of one kind from every rank's n samples, written and printed. */
 static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double work,
                            uint64_t size, int dtype)
 {
     sp_ctx_t *ctx = nr->ctx;
     size_t nranks = (size_t)ctx->nranks;
-    int fixed = nr->o->iters > 0;
+    const sp_stop_rule_t rule = node_rule(nr);
     double cohort = NAN;
     sp_status_t status;
 
@@ -442,6 +459,7 @@ static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double
         sp_node_row_t *row = &nr->rows[r];
         double *rates = nr->all_rates + r * n;
         sp_summary_t s;
+        sp_seqstats_t q;
         for (size_t i = 0; i < n; i++) {
             sp_node_sample_t *sr = &nr->sample_rows[r * n + i];
             double t = nr->all_times[r * n + i];
@@ -458,8 +476,9 @@ static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double
         snprintf(row->host, sizeof(row->host), "%s", ctx->topo.ranks[r].host);
         row->kind = (int8_t)kind;
         row->dtype = (int8_t)dtype;
-        row->converged =
-            (int8_t)sp_stats_converged(&s, fixed ? 1 : (size_t)nr->o->min_samples, nr->o->epsilon);
+        /* the stop rule's verdict on this rank's series (its own loop stopped on it) */
+        sp_stop_rule_stats(&rule, rates, n, nr->scratch, &q);
+        row->converged = (int8_t)sp_stop_rule_converged(&rule, &q);
         row->size = size;
         row->work = work;
         snprintf(row->units, sizeof(row->units), "%s", sp_node_kind_units(kind));
@@ -492,19 +511,12 @@ static sp_status_t publish(node_run_t *nr, sp_node_kind_t kind, size_t n, double
 /* This rank's stopping rule after n samples of kind (runstop.h), on its rates. */
 static int rank_done(const node_run_t *nr, size_t n, double work, double elapsed_s)
 {
-    const sp_node_opts_t *o = nr->o;
-    const sp_stop_rule_t rule = {
-        .fixed = (size_t)o->iters,
-        .min_samples = (size_t)o->min_samples,
-        .max_samples = nr->max_samples,
-        .max_time_s = o->max_time,
-        .epsilon = o->epsilon,
-    };
+    const sp_stop_rule_t rule = node_rule(nr);
 
     for (size_t i = 0; i < n; i++) {
         nr->scratch[i] = work / nr->times[i];
     }
-    return sp_stop_rule_check(&rule, nr->scratch, n, elapsed_s, nr->scratch, NULL);
+    return sp_stop_rule_check(&rule, nr->scratch, n, elapsed_s, nr->scratch + n, NULL);
 }
 
 static sp_status_t measure_kind(node_run_t *nr, sp_node_kind_t kind)

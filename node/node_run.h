@@ -25,7 +25,7 @@ typedef struct {
                            * deterministic fault, which only the cross-rank check can see) */
     size_t max_samples;
     double *times;        /* this rank's samples (s), max_samples */
-    double *scratch;      /* max_samples doubles */
+    double *scratch;      /* max_samples + sp_stop_rule_scratch_len(max_samples) doubles */
     /* rank 0 only: every rank's samples and the tables built from them */
     double *all_times;    /* nranks * max_samples */
     double *all_rates;

@@ -64,6 +64,11 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
         printf("# %ld warm-up step(s), then steps until the step time's 95%% CI is within "
                "%.3g%% (%ld to %ld steps, %.0f s at most)\n",
                o->warmup_steps, 100.0 * o->epsilon, o->min_steps, o->max_steps, o->max_time);
+        if (o->max_steps < SP_STOP_RULE_MIN_CONVERGED) {
+            printf("# (the dependence-aware CI needs %d steps: with --max-steps %ld the run stops "
+                   "on the cap)\n",
+                   SP_STOP_RULE_MIN_CONVERGED, o->max_steps);
+        }
     }
     sp_proxy_table_header(stdout);
 }
@@ -113,7 +118,8 @@ static sp_status_t should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const pr
     int stop = 0;
 
     if (ctx->rank == 0) {
-        double *x = malloc((size_t)(done > 0 ? done : 1) * 2 * sizeof(*x));
+        /* the step times in order, then the rule's scratch */
+        double *x = malloc(((size_t)done + sp_stop_rule_scratch_len((size_t)done)) * sizeof(*x));
         if (x == NULL) {
             st = SP_ERR_NOMEM;
         } else {
@@ -121,7 +127,7 @@ static sp_status_t should_stop(sp_ctx_t *ctx, const sp_proxy_opts_t *o, const pr
                 x[i] = r->rows[(size_t)i * (size_t)ctx->nranks].step_ms;
             }
             stop = sp_stop_rule_check(&rule, x, (size_t)done, (sp_time_ns() - t0) / 1e9,
-                                      x + (done > 0 ? done : 1), NULL);
+                                      x + done, NULL);
             free(x);
         }
     }

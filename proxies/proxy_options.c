@@ -61,7 +61,7 @@ static const sp_opt_def_t proxy_defs[] = {
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
     {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
-     "peak TFLOP/s per device for MFU; 0: --tflops", 0, 1e6, NULL, 0},
+     "the hardware's peak TFLOP/s per device, for MFU; 0: no MFU", 0, 1e6, NULL, 0},
     {"steps", 'n', SP_OPT_INT, OFF(steps), "0", "N",
      "measured steps; 0: until the step time's 95% CI is within --epsilon", 0, 1e6, NULL, 0},
     {"epsilon", 0, SP_OPT_DOUBLE, OFF(epsilon), "0.02", "E",
@@ -285,7 +285,7 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
     info_p->micro_batch = model.micro_batch;
     info_p->vocab = model.vocab;
     info_p->tflops = opts->tflops;
-    info_p->peak_tflops = opts->peak_tflops > 0 ? opts->peak_tflops : opts->tflops;
+    info_p->peak_tflops = opts->peak_tflops; /* MFU against --tflops would be about 1 - bubble */
     info_p->tokens_per_step = sp_model_tokens_per_step(&model, opts->microbatches, layout->dp);
     info_p->flops_per_step = sp_model_flops_per_step(&model, opts->microbatches, layout->dp);
     info_p->bucket_mib = opts->bucket_mib;

@@ -33,7 +33,7 @@ typedef struct {
     long chunks;   /* model chunks per stage (interleaved) */
     int causal;
     double tflops; /* device rate the compute times are derived from */
-    double peak_tflops; /* MFU denominator per device; 0: tflops */
+    double peak_tflops; /* the hardware's peak per device, MFU's denominator; 0: no MFU */
     long steps;    /* measured steps; 0: until the step time's CI is within epsilon */
     double epsilon;
     long min_steps;

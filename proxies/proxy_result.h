@@ -47,7 +47,7 @@ typedef struct {
     int32_t pp, tp, dp, microbatches, chunks, sequence_parallel, overlap, causal;
     int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
     double tflops;          /* the device rate compute ops run at */
-    double peak_tflops;     /* the peak MFU is computed against */
+    double peak_tflops;     /* the hardware peak MFU is computed against; 0: not given */
     double tokens_per_step; /* micro_batch * seq * microbatches * dp */
     double flops_per_step;  /* model FLOPs of one step, all ranks (sp_model_flops_per_step) */
     double bucket_mib;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
+#include "seqstats.h"
 
 void sp_proxy_table_header(FILE *out)
 {
@@ -68,39 +68,81 @@ static void num_or_na(char *buf, size_t len, double x)
     }
 }
 
+/* Smallest change over the measured steps that counts as drift: the default --epsilon (the
+ * summary is also printed by `report`, which does not know the run's --epsilon). */
+#define STEP_DRIFT_MIN_REL 0.02
+
 static void print_overall(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
                           size_t n)
 {
-    double *steps = calloc(n > 0 ? n : 1, sizeof(*steps));
     size_t k = 0;
-    sp_summary_t s;
+    double *steps;
+    sp_seq_params_t par = sp_seq_params_default();
+    sp_seqstats_t s;
     int world = info->pp * info->tp * info->dp;
+    int ci;
 
+    for (size_t i = 0; i < n; i++) {
+        k += rows[i].rank == 0;
+    }
+    steps = calloc(k + sp_seq_scratch_len(k) + 1, sizeof(*steps));
     if (steps == NULL) {
         return;
     }
+    /* rank 0's step times in step order (rows are stored step by step) */
+    k = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].rank == 0) {
             steps[k++] = rows[i].step_ms;
         }
     }
-    sp_stats_summarize(steps, k, steps, &s);
-    if (k >= 6) {
+    par.drift_min_rel = STEP_DRIFT_MIN_REL;
+    sp_seq_analyze(steps, k, &par, steps + k, &s);
+    /* the dependence-aware intervals need 10 batches of at least sqrt(k) steps */
+    ci = s.enough_batches && s.ci_valid;
+    if (ci) {
         fprintf(out,
                 "# step time: median %.3f ms, 95%% CI [%.3f, %.3f] (+-%.1f%%) over %zu measured "
-                "steps\n",
-                s.median, s.ci_lo, s.ci_hi, 100.0 * sp_stats_rel_halfwidth(&s), k);
+                "steps (dependence-aware: lag-1 %.2f, n_eff %.0f)\n",
+                s.median, s.med_lo, s.med_hi, 100.0 * sp_seq_rel_halfwidth(&s), k, s.lag1,
+                s.n_eff);
+        fprintf(out, "# step time: mean %.3f ms, 95%% CI [%.3f, %.3f]\n", s.mean, s.mean_lo,
+                s.mean_hi);
     } else {
-        fprintf(out, "# step time: median %.3f ms over %zu measured step(s) (a 95%% CI needs 6)\n",
-                s.median, k);
+        fprintf(out,
+                "# step time: median %.3f ms over %zu measured step(s), mean %.3f ms (a 95%% "
+                "CI needs 10 batches of at least sqrt(n) steps: 100 steps or more)\n",
+                s.median, k, s.mean);
     }
-    if (s.median > 0) {
-        double sec = s.median / 1e3;
-        fprintf(out, "# tokens/s %.1f (%.0f tokens per step); MFU %.2f%% of %.3g TFLOP/s per "
-                     "device (%.4g model FLOPs per step, %d devices)\n",
-                info->tokens_per_step / sec, info->tokens_per_step,
-                100.0 * info->flops_per_step / (sec * world * info->peak_tflops * 1e12),
-                info->peak_tflops, info->flops_per_step, world);
+    if (s.drift) {
+        fprintf(out, "# step time DRIFTS: %+.1f%% over the measured steps (trend p %.2g); the "
+                     "figures depend on when they were taken\n",
+                100.0 * s.trend_rel, s.trend_p);
+    }
+    if (s.mean > 0) {
+        /* sustained throughput: tokens over the total time, i.e. over the mean step */
+        double sec = s.mean / 1e3;
+        fprintf(out, "# tokens/s %.1f (%.0f tokens per step over the mean step time)",
+                info->tokens_per_step / sec, info->tokens_per_step);
+        if (ci && s.mean_lo > 0) {
+            fprintf(out, ", 95%% CI [%.1f, %.1f]", info->tokens_per_step / (s.mean_hi / 1e3),
+                    info->tokens_per_step / (s.mean_lo / 1e3));
+        }
+        fprintf(out, "\n");
+        /* against the rate compute is run at, not a hardware peak: about 1 - bubble */
+        fprintf(out, "# schedule efficiency %.2f%% (model FLOPs per step over mean step time x "
+                     "%d devices x --tflops %.3g: the share of device time spent computing; not "
+                     "MFU)\n",
+                100.0 * info->flops_per_step / (sec * world * info->tflops * 1e12), world,
+                info->tflops);
+        if (info->peak_tflops > 0) {
+            fprintf(out, "# MFU %.2f%% of a %.3g TFLOP/s peak per device (--peak-tflops; %.4g "
+                         "model FLOPs per step, %d devices, mean step time)\n",
+                    100.0 * info->flops_per_step / (sec * world * info->peak_tflops * 1e12),
+                    info->peak_tflops, info->flops_per_step, world);
+        } else {
+            fprintf(out, "# MFU not reported: it needs the hardware's peak (--peak-tflops)\n");
+        }
     }
     free(steps);
 }

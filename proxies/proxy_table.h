@@ -12,7 +12,9 @@
 void sp_proxy_table_header(FILE *out);
 void sp_proxy_table_step(FILE *out, const sp_proxy_rank_row_t *rows, size_t n);
 
-/* Over all steps: step time (median, 95% CI), tokens/s, MFU; per stage the bubble against the
+/* Over all steps: step time (median and mean with dependence-aware 95% CIs, a drift warning),
+ * tokens/s over the mean step with its CI, schedule efficiency (against --tflops), MFU only
+ * against a hardware peak (--peak-tflops); per stage the bubble against the
  * prediction, its split by phase, exposed communication and overlap per lane, compute slowdown
  * under overlap; the rank and step with the most compute time against its stage's mean. */
 void sp_proxy_table_summary(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,

@@ -2,7 +2,26 @@
 #include "runstop.h"
 
 #include "signals.h"
-#include "stats.h"
+
+size_t sp_stop_rule_scratch_len(size_t n)
+{
+    return sp_seq_scratch_len(n);
+}
+
+void sp_stop_rule_stats(const sp_stop_rule_t *rule, const double *x, size_t n, double *scratch,
+                        sp_seqstats_t *s_p)
+{
+    sp_seq_params_t p = sp_seq_params_default();
+
+    /* a change smaller than the precision asked for is not a defect of the measurement */
+    p.drift_min_rel = rule->epsilon;
+    sp_seq_analyze(x, n, &p, scratch, s_p);
+}
+
+int sp_stop_rule_converged(const sp_stop_rule_t *rule, const sp_seqstats_t *s)
+{
+    return sp_seq_converged(s, rule->fixed > 0 ? 1 : rule->min_samples, rule->epsilon);
+}
 
 int sp_stop_rule_check(const sp_stop_rule_t *rule, const double *x, size_t n, double elapsed_s,
                        double *scratch, int *converged_p)
@@ -11,9 +30,9 @@ int sp_stop_rule_check(const sp_stop_rule_t *rule, const double *x, size_t n, do
     int converged = 0;
 
     if (n > 0 && n >= need) {
-        sp_summary_t s;
-        sp_stats_summarize(x, n, scratch, &s);
-        converged = sp_stats_converged(&s, rule->fixed > 0 ? 1 : rule->min_samples, rule->epsilon);
+        sp_seqstats_t s;
+        sp_stop_rule_stats(rule, x, n, scratch, &s);
+        converged = sp_stop_rule_converged(rule, &s);
     }
     if (converged_p != NULL) {
         *converged_p = converged;

@@ -8,7 +8,11 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "seqstats.h"
 #include "status.h"
+
+/* Fewest samples with which the CI target can be met: 10 batches of at least sqrt(n) samples. */
+#define SP_STOP_RULE_MIN_CONVERGED (SP_SEQ_MIN_BATCHES * SP_SEQ_MIN_BATCHES)
 
 /* The rule for one measurement (a sweep point, a node measurement, the proxy's steps). */
 typedef struct {
@@ -16,14 +20,34 @@ typedef struct {
     size_t min_samples; /* samples before the CI may stop it */
     size_t max_samples; /* samples at most */
     double max_time_s;  /* time cap */
-    double epsilon;     /* CI target: relative half-width of the median's 95% CI */
+    double epsilon;     /* CI target: relative half-width of the median's dependence-aware 95%
+                           CI (seqstats.h); also the smallest change over the samples that
+                           counts as drift */
 } sp_stop_rule_t;
 
+/* Doubles of scratch the functions below need for n samples. */
+size_t sp_stop_rule_scratch_len(size_t n);
+
 /*
- * Whether a measurement with n samples x[0..n) after elapsed_s seconds stops: with a fixed
- * count at n >= fixed; otherwise when the CI target is met, n >= max_samples or
- * elapsed_s >= max_time_s. converged_p (may be NULL) says whether the CI target is met (with a
- * fixed count: once n >= fixed). scratch holds n doubles; x is not changed. Pure, no MPI.
+ * The statistics the rule decides on, for x[0..n) in time order: sp_seq_analyze at 95% with the
+ * drift flag's smallest change set to rule->epsilon. scratch holds sp_stop_rule_scratch_len(n)
+ * doubles and must not alias x. Pure, no MPI.
+ */
+void sp_stop_rule_stats(const sp_stop_rule_t *rule, const double *x, size_t n, double *scratch,
+                        sp_seqstats_t *s_p);
+
+/*
+ * Whether s (from sp_stop_rule_stats) meets the CI target: sp_seq_converged with at least
+ * min_samples (1 with a fixed count) and rule->epsilon. A drifting series never does.
+ */
+int sp_stop_rule_converged(const sp_stop_rule_t *rule, const sp_seqstats_t *s);
+
+/*
+ * Whether a measurement with n samples x[0..n) (in time order) after elapsed_s seconds stops:
+ * with a fixed count at n >= fixed; otherwise when the CI target is met
+ * (sp_stop_rule_converged), n >= max_samples or elapsed_s >= max_time_s. converged_p (may be
+ * NULL) says whether the CI target is met (with a fixed count: once n >= fixed). scratch holds
+ * sp_stop_rule_scratch_len(n) doubles and must not alias x; x is not changed. Pure, no MPI.
  */
 int sp_stop_rule_check(const sp_stop_rule_t *rule, const double *x, size_t n, double elapsed_s,
                        double *scratch, int *converged_p);

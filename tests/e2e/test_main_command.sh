@@ -25,18 +25,27 @@ for section in "# Peak bus bandwidth per collective" "# Ranks late most often" \
   "# Ranks with the highest own median time most often" "# Summary"; do
   grep -qF "$section" "$TMP/out" && ok "report has '$section'" || not_ok "report lacks '$section'"
 done
+# peak busbw comes with its point's interval: lo <= peak <= hi on every collective's line
+peaks=$(grep -E '^#   [a-z_]+ +[0-9.]+ GB/s busbw \[[0-9.]+, [0-9.]+\] at ' "$TMP/out" |
+  awk '{ lo = $6; hi = $7; gsub(/[\[,]/, "", lo); gsub(/\]/, "", hi);
+         n++; bad += !(lo + 0 <= $3 + 0 && $3 + 0 <= hi + 0) } END { print n + 0, bad + 0 }')
+[ "${peaks% *}" -ge 10 ] && [ "${peaks#* }" = "0" ] &&
+  ok "report: every peak busbw within its point's CI (${peaks% *} lines)" ||
+  not_ok "peak busbw lines with CI: '$peaks' (lines, out of their CI)"
 # the report reads the same numbers the run printed: compare the all_reduce 512 KiB line
 live=$(awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}' "$TMP/out")
 again=$("$SCALEPROBE" report "$file" | awk '/^# all_reduce/{s=1} s && $1=="524288"{print; exit}')
 [ -n "$live" ] && [ "$live" = "$again" ] && ok "report reprints the live line exactly" ||
   not_ok "live and report lines differ: '$live' vs '$again'"
 # the main job's proxy part: a pp 2 x dp 2 1F1B run whose report follows it, with step time,
-# tokens/s, MFU and the per-stage table
+# tokens/s, schedule efficiency (no MFU without --peak-tflops) and the per-stage table
 pfile=$(ls "$TMP"/results/proxy-*.h5 2>/dev/null | head -1)
 [ -n "$pfile" ] && h5dump -a /status "$pfile" | grep -q complete && ok "proxy result file complete: $(basename "$pfile")" ||
   not_ok "no complete proxy result file"
 grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 1' "$TMP/out" &&
-  grep -q '^# tokens/s [0-9.]* .*MFU [0-9.]*%' "$TMP/out" &&
+  grep -q '^# tokens/s [0-9.]* .*over the mean step time' "$TMP/out" &&
+  grep -q '^# schedule efficiency [0-9.]*%' "$TMP/out" &&
+  grep -q '^# MFU not reported: it needs the hardware.s peak (--peak-tflops)' "$TMP/out" &&
   [ "$(grep -c '^# *[01] \+[0-9.]\+ \+[0-9.]\+ ' "$TMP/out")" -ge 4 ] && ok "the proxy's report follows it" ||
   not_ok "no proxy report"
 finish
