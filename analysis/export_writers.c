@@ -364,23 +364,42 @@ sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
     return check_stream(out);
 }
 
+/* Every column of /coll/results (docs/SCHEMA.md) but sample_offset, names for enums, with
+ * the late rank before the own-median one (the culprit before its victims). */
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
 {
-    fputs("op,dtype,redop,in_place,bytes,count,samples,converged,time_us,ci_lo_us,ci_hi_us,"
-          "algbw_gbps,busbw_gbps,wrong,slowest_rank\n",
+    fputs("op,dtype,redop,in_place,root,bytes,count,samples,batch,converged,drift,time_us,"
+          "mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,"
+          "wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,"
+          "n_eff,trend_p,trend_rel,elapsed_s\n",
           out);
     for (size_t i = 0; i < src->rd->nrows; i++) {
         const sp_coll_row_t *r = &src->rd->rows[i];
-        const double v[] = {r->time_us, r->ci_lo_us, r->ci_hi_us, r->algbw_gbps, r->busbw_gbps};
-        fprintf(out, "%s,%s,%s,%d,%llu,%llu,%u,%d", op_name(r->op), dtype_name(r->dtype),
+        const double v[] = {r->time_us,  r->mean_us,   r->stddev_us,  r->min_us,
+                            r->max_us,   r->p99_us,    r->ci_lo_us,   r->ci_hi_us,
+                            r->ci_rel,   r->algbw_gbps, r->busbw_gbps};
+        const double w[] = {r->slowest_margin, r->lag1, r->n_eff, r->trend_p, r->trend_rel,
+                            r->elapsed_s};
+
+        fprintf(out, "%s,%s,%s,%d,%d,%llu,%llu,%u,%u,%d,%d", op_name(r->op), dtype_name(r->dtype),
                 r->redop >= 0 && r->redop < SP_REDOP_COUNT ? sp_redop_names[r->redop] : "none",
-                (int)r->in_place, (unsigned long long)r->bytes, (unsigned long long)r->count,
-                (unsigned)r->samples, (int)r->converged);
+                (int)r->in_place, (int)r->root, (unsigned long long)r->bytes,
+                (unsigned long long)r->count, (unsigned)r->samples, (unsigned)r->batch,
+                (int)r->converged, (int)r->drift);
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
             fputc(',', out);
             csv_double(out, v[k]);
         }
-        fprintf(out, ",%lld,%d\n", (long long)r->wrong, (int)r->slowest_rank);
+        fprintf(out, ",%lld,%d,%d,", (long long)r->wrong, (int)r->wrong_ranks, (int)r->late_rank);
+        csv_double(out, r->late_margin_us);
+        fputc(',', out);
+        csv_double(out, r->late_p);
+        fprintf(out, ",%d", (int)r->slowest_rank);
+        for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+            fputc(',', out);
+            csv_double(out, w[k]);
+        }
+        fputc('\n', out);
     }
     return check_stream(out);
 }

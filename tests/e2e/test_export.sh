@@ -79,11 +79,32 @@ for pair in "events.csv:$((nev + 1))" "clock.csv:5" "ranks.csv:5" "coll_results.
   got=$(lines "$TMP/csv/$name" 2>/dev/null)
   [ "$got" = "$want" ] && ok "$name: $got lines" || not_ok "$name: '$got' lines, expected $want"
 done
-head -1 "$TMP/csv/coll_results.csv" | grep -qx 'op,dtype,redop,in_place,bytes,count,samples,converged,time_us,ci_lo_us,ci_hi_us,algbw_gbps,busbw_gbps,wrong,slowest_rank' &&
+head -1 "$TMP/csv/coll_results.csv" | grep -qx 'op,dtype,redop,in_place,root,bytes,count,samples,batch,converged,drift,time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s' &&
   ok "coll_results.csv header" || not_ok "coll_results.csv header: $(head -1 "$TMP/csv/coll_results.csv")"
 awk -F, 'NR > 1 && !($1 == "all_reduce" && $3 == "sum" || $1 == "all_gather" && $3 == "none") { bad = 1 }
          END { exit bad }' "$TMP/csv/coll_results.csv" && ok "coll_results.csv: op and redop as names" ||
   not_ok "coll_results.csv op/redop columns"
+# every numeric column of the CSV equals the file's /coll/results (NaN as empty)
+/usr/bin/python3 - "$f" "$TMP/csv/coll_results.csv" >"$TMP/py" 2>&1 <<'EOF'
+import csv, math, sys
+import h5py
+rows = h5py.File(sys.argv[1], "r")["/coll/results"][()]
+out = list(csv.DictReader(open(sys.argv[2])))
+skip = {"op", "dtype", "redop"}
+bad = []
+for i, (h, c) in enumerate(zip(rows, out)):
+    for k, v in c.items():
+        if k in skip:
+            continue
+        want = float(h[k])
+        got = float(v) if v not in ("", "nan") else math.nan
+        if not (math.isnan(want) and math.isnan(got)) and abs(got - want) > 1e-6 * max(1.0, abs(want)):
+            bad.append((i, k, want, got))
+print(f"{len(out)} rows x {len(out[0]) - len(skip)} numeric columns, {len(bad)} differ {bad[:3]}")
+sys.exit(len(out) != len(rows) or bool(bad))
+EOF
+[ $? -eq 0 ] && ok "coll_results.csv: every numeric column equals /coll/results ($(cat "$TMP/py"))" ||
+  { not_ok "coll_results.csv values"; sed 's/^/     | /' "$TMP/py"; }
 grep -q "^0,0,0,4,$(hostname)," "$TMP/csv/ranks.csv" && ok "ranks.csv has rank 0 on this host" ||
   not_ok "ranks.csv: $(sed -n 2p "$TMP/csv/ranks.csv")"
 
