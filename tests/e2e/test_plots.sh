@@ -123,7 +123,7 @@ EOF
 )
 if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/a.html" 1 2>&1) && [ "$trs" = "$rows" ] &&
   [ "$same" = yes ] &&
-  grep -q 'mpirun, pml' "$TMP/a.html" && grep -q 'coll -c all_reduce,all_gather' "$TMP/a.html"; then
+  grep -q 'mpirun, pml' "$TMP/a.html" && grep -q '>late rank</th>' "$TMP/a.html" && grep -q 'coll -c all_reduce,all_gather' "$TMP/a.html"; then
   ok "html of a sweep: self-contained ($msg), $trs rows, report's $t_us us $algbw/$busbw GB/s"
 else
   not_ok "html of a sweep: rc=$rc rows=$trs of $rows, first row $same: $msg"
