@@ -108,6 +108,8 @@ typedef struct {
     int world, nodes;
     double value[2]; /* per side: busbw (GB/s) or tokens/s; NaN where the side lacks the shape */
     double eff[2];   /* against the side's smallest shape */
+    double eff_lo[2]; /* its 95% interval over runs (sp_ab_runs_ratio); NaN with one run on */
+    double eff_hi[2]; /* both shapes, where run-to-run spread is unknown */
 } scale_row_t;
 
 typedef struct {

@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abstats.h"
 #include "json.h"
 #include "stats.h"
 
 /* ---- scaling: a side's shapes side by side ---- */
 
 
-/* The median over a shape's runs of one metric's value: busbw of a sweep point, tokens/s of the
- * proxy (tokens per step over the median step time). */
-static double shape_value(const shape_t *g, const char *label, int proxy)
+/* A shape's per-run values of one metric (at most 64): busbw of a sweep point, tokens/s of the
+ * proxy (tokens per step over the median step time). Returns how many. */
+static size_t shape_values(const shape_t *g, const char *label, int proxy, double v[64])
 {
-    double v[64];
     size_t n = 0;
 
     for (size_t i = 0; i < g->n && n < 64; i++) {
@@ -28,7 +28,36 @@ static double shape_value(const shape_t *g, const char *label, int proxy)
         v[n++] = proxy ? g->runs[i]->rd.proxy_info.tokens_per_step / (sp__cmp_median_of(m->v, m->n) * 1e-6)
                        : m->busbw;
     }
-    return n > 0 ? sp__cmp_median_of(v, n) : NAN;
+    return n;
+}
+
+/* Row r's efficiency on side s: shape g's value over the base shape's, per rank for the proxy.
+ * With at least three runs over the two shapes, the ratio of geometric means with its 95% t
+ * interval over runs (the spread between runs is in it); otherwise the ratio of the medians
+ * and no interval. */
+static void set_efficiency(scale_row_t *row, int s, const shape_t *g, const shape_t *base,
+                           const char *label, int proxy)
+{
+    double vb[64];
+    double vg[64];
+    size_t nb = shape_values(base, label, proxy, vb);
+    size_t ng = shape_values(g, label, proxy, vg);
+    double per_rank = proxy ? (double)base->world / (double)g->world : 1.0;
+    sp_ab_ratio_t r;
+
+    row->value[s] = ng > 0 ? sp__cmp_median_of(vg, ng) : NAN;
+    row->eff_lo[s] = row->eff_hi[s] = NAN;
+    if (g == base) {
+        row->eff[s] = 1.0;
+        return;
+    }
+    if (nb + ng >= 3 && sp_ab_runs_ratio(vb, nb, vg, ng, 0.95, &r) == SP_OK) {
+        row->eff[s] = r.ratio * per_rank;
+        row->eff_lo[s] = r.lo * per_rank;
+        row->eff_hi[s] = r.hi * per_rank;
+        return;
+    }
+    row->eff[s] = nb > 0 ? row->value[s] / sp__cmp_median_of(vb, nb) * per_rank : NAN;
 }
 
 /* Scaling metrics: the proxy's throughput; for a sweep, every out-of-place point of the largest
@@ -64,8 +93,6 @@ size_t sp__cmp_scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_
         return 0;
     }
     for (size_t l = 0; l < nl; l++) {
-        double base[2] = {NAN, NAN};
-        int base_world[2] = {0, 0};
         size_t row0 = n;
         for (int s = 0; s < nsides; s++) {
             for (size_t g = 0; g < sides[s].nshapes; g++) {
@@ -81,16 +108,11 @@ size_t sp__cmp_scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_
                     rows[n].nodes = sh->nodes;
                     rows[n].value[0] = rows[n].value[1] = NAN;
                     rows[n].eff[0] = rows[n].eff[1] = NAN;
+                    rows[n].eff_lo[0] = rows[n].eff_lo[1] = NAN;
+                    rows[n].eff_hi[0] = rows[n].eff_hi[1] = NAN;
                     n++;
                 }
-                rows[r].value[s] = shape_value(sh, labels[l], proxy);
-                if (g == 0) {
-                    base[s] = rows[r].value[s];
-                    base_world[s] = sh->world;
-                }
-                rows[r].eff[s] =
-                    proxy ? rows[r].value[s] / base[s] / ((double)sh->world / (double)base_world[s])
-                          : rows[r].value[s] / base[s];
+                set_efficiency(&rows[r], s, sh, &sides[s].shapes[0], labels[l], proxy);
             }
         }
         /* rows of one label in shape order */
@@ -109,25 +131,41 @@ size_t sp__cmp_scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_
     return n;
 }
 
+/* "[lo,hi]" of an efficiency interval, "[-]" without one (one run on both shapes). */
+static const char *eff_ci(const scale_row_t *r, int s, char *buf, size_t len)
+{
+    if (isnan(r->eff_lo[s])) {
+        return "[-]";
+    }
+    snprintf(buf, len, "[%.3f,%.3f]", r->eff_lo[s], r->eff_hi[s]);
+    return buf;
+}
+
 void sp__cmp_print_scaling(const scale_row_t *rows, size_t n, int nsides, int proxy, FILE *out)
 {
+    char ci[2][48];
+
     fprintf(out,
             "# Scaling: %s against node count; efficiency against each side's smallest "
             "shape (%s)\n",
             proxy ? "training throughput (tokens/s)" : "bus bandwidth (GB/s) of the largest size",
             proxy ? "throughput per rank relative to it" : "busbw relative to it; 1 is ideal");
-    fprintf(out, "%-44s %6s %6s %12s %6s", "metric", "nodes", "ranks",
-            proxy ? "A tok/s" : "A busbw", "eff");
+    fprintf(out, "# (eff 95%% CI: Student t over the runs of both shapes on log values; [-] with "
+                 "one run on both, where the run-to-run spread is unknown)\n");
+    fprintf(out, "%-44s %6s %6s %12s %6s %15s", "metric", "nodes", "ranks",
+            proxy ? "A tok/s" : "A busbw", "eff", "eff 95% CI");
     if (nsides > 1) {
-        fprintf(out, " %12s %6s %8s", proxy ? "B tok/s" : "B busbw", "eff", "B/A");
+        fprintf(out, " %12s %6s %15s %8s", proxy ? "B tok/s" : "B busbw", "eff", "eff 95% CI",
+                "B/A");
     }
     fputc('\n', out);
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "%-44s %6d %6d %12.4g %6.3f", rows[i].label, rows[i].nodes, rows[i].world,
-                rows[i].value[0], rows[i].eff[0]);
+        fprintf(out, "%-44s %6d %6d %12.4g %6.3f %15s", rows[i].label, rows[i].nodes,
+                rows[i].world, rows[i].value[0], rows[i].eff[0],
+                eff_ci(&rows[i], 0, ci[0], sizeof(ci[0])));
         if (nsides > 1) {
-            fprintf(out, " %12.4g %6.3f %8.3f", rows[i].value[1], rows[i].eff[1],
-                    rows[i].value[1] / rows[i].value[0]);
+            fprintf(out, " %12.4g %6.3f %15s %8.3f", rows[i].value[1], rows[i].eff[1],
+                    eff_ci(&rows[i], 1, ci[1], sizeof(ci[1])), rows[i].value[1] / rows[i].value[0]);
         }
         fputc('\n', out);
     }
@@ -141,8 +179,12 @@ void sp__cmp_json_scaling(const scale_row_t *rows, size_t n, FILE *out)
         fprintf(out, ", \"nodes\": %d, \"ranks\": %d", rows[i].nodes, rows[i].world);
         sp_json_num(out, "a", rows[i].value[0]);
         sp_json_num(out, "a_eff", rows[i].eff[0]);
+        sp_json_num(out, "a_eff_lo", rows[i].eff_lo[0]);
+        sp_json_num(out, "a_eff_hi", rows[i].eff_hi[0]);
         sp_json_num(out, "b", rows[i].value[1]);
         sp_json_num(out, "b_eff", rows[i].eff[1]);
+        sp_json_num(out, "b_eff_lo", rows[i].eff_lo[1]);
+        sp_json_num(out, "b_eff_hi", rows[i].eff_hi[1]);
         fputc('}', out);
     }
 }
