@@ -158,6 +158,17 @@ void sp__result_insert_str(hid_t t, const char *name, size_t offset, size_t n);
 hid_t sp__result_topo_type(void);
 /* /timeline/events rows (sp_event_rec_t), the `op` member an enum of ops[0..nops) and "none" */
 hid_t sp__result_event_type(const char *const *ops, int nops);
+
+/* The filters of every chunked dataset of a result file. Only HDF5's built-in filters, so h5py
+ * and h5dump read the file without plugins. The default is chosen by bench/bench_h5filter.c
+ * (docs/METHODOLOGY.md, "The result file's compression"). */
+typedef enum {
+    SP_H5_FILTER_NONE = 0,
+    SP_H5_FILTER_DEFLATE4,         /* zlib level 4, no shuffle: the former default */
+    SP_H5_FILTER_SHUFFLE_DEFLATE1, /* byte shuffle, then zlib level 1 */
+} sp_h5_filter_t;
+#define SP_H5_FILTER_DEFAULT SP_H5_FILTER_SHUFFLE_DEFLATE1
+void sp__result_set_filter(hid_t dcpl, sp_h5_filter_t filter);
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */

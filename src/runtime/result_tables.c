@@ -53,6 +53,21 @@ sp_status_t sp__result_attr_int(hid_t obj, const char *name, long long value)
     return status;
 }
 
+void sp__result_set_filter(hid_t dcpl, sp_h5_filter_t filter)
+{
+    switch (filter) {
+    case SP_H5_FILTER_NONE:
+        break;
+    case SP_H5_FILTER_DEFLATE4:
+        H5Pset_deflate(dcpl, 4);
+        break;
+    case SP_H5_FILTER_SHUFFLE_DEFLATE1:
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 1);
+        break;
+    }
+}
+
 /* A 1-D chunked extendible dataset of the given type. */
 hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t chunk)
 {
@@ -63,7 +78,7 @@ hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t c
     hid_t ds;
 
     H5Pset_chunk(dcpl, 1, &chunk);
-    H5Pset_deflate(dcpl, 4);
+    sp__result_set_filter(dcpl, SP_H5_FILTER_DEFAULT);
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
@@ -253,7 +268,7 @@ sp_status_t sp_result_matrix_create(sp_result_t *res, const char *path, hid_t ty
         chunk[1] = (1u << 20) / elt;
     }
     H5Pset_chunk(dcpl, 2, chunk);
-    H5Pset_deflate(dcpl, 4);
+    sp__result_set_filter(dcpl, SP_H5_FILTER_DEFAULT);
     ds = H5Dcreate2(res->file, path, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
