@@ -13,10 +13,10 @@
 #include "log.h"
 #include "method_run.h"
 #include "runstop.h"
+#include "sweep_batch.h"
 #include "sweep_late.h"
 #include "timeutil.h"
 
-#define SP_MAX_BATCH 10000
 
 sp_status_t sp_sweep_bufs_init(sp_ctx_t *ctx, size_t bytes, size_t max_samples,
                                sp_sweep_bufs_t *bufs)
@@ -158,17 +158,6 @@ static sp_status_t time_batch(sp_ctx_t *ctx, const sp_comm_call_t *call, sp_swee
     return status;
 }
 
-static long calibrate_batch(sp_ctx_t *ctx, const sp_coll_opts_t *opts, double one_op_us)
-{
-    double k;
-
-    if (opts->batch > 0) {
-        return opts->batch;
-    }
-    k = one_op_us > 0.0 ? ceil(opts->batch_us / one_op_us) : SP_MAX_BATCH;
-    (void)ctx;
-    return k < 1.0 ? 1 : k > SP_MAX_BATCH ? SP_MAX_BATCH : (long)k;
-}
 
 /* Agree on status after a phase of a point; when any rank failed, rank 0 names the operation,
  * size, phase and iteration, and the ranks that did not finish it (e.g. timed out waiting for a
@@ -300,20 +289,24 @@ static sp_status_t warm_up(point_run_t *pr)
 static sp_status_t calibrate(point_run_t *pr)
 {
     sp_ctx_t *ctx = pr->ctx;
-    double us = 0.0;
+    double us[SP_CALIBRATION_OPS];
+    double mine;
     double max_us = 0.0;
-    sp_status_t status;
+    sp_status_t status = SP_OK;
 
     beat(pr, "calibration");
     MPI_Barrier(ctx->world);
-    status = time_batch(ctx, &pr->op->call, pr->bufs, &pr->l, 1, &us);
-    ctx->coll_seq++;
-    status = agree_point(ctx, status, &pr->op->args, "calibration", 1);
+    for (int i = 0; i < SP_CALIBRATION_OPS && status == SP_OK; i++) {
+        status = time_batch(ctx, &pr->op->call, pr->bufs, &pr->l, 1, &us[i]);
+        ctx->coll_seq++;
+    }
+    status = agree_point(ctx, status, &pr->op->args, "calibration", SP_CALIBRATION_OPS);
     if (status != SP_OK) {
         return status;
     }
-    MPI_Allreduce(&us, &max_us, 1, MPI_DOUBLE, MPI_MAX, ctx->world);
-    pr->k = calibrate_batch(ctx, pr->opts, max_us);
+    mine = sp_stats_median(us, SP_CALIBRATION_OPS, us);
+    MPI_Allreduce(&mine, &max_us, 1, MPI_DOUBLE, MPI_MAX, ctx->world);
+    pr->k = pr->opts->batch > 0 ? pr->opts->batch : sp_sweep_batch_k(max_us, pr->opts->batch_us);
 
     /* in-place operations overwrite their input: start the samples from fresh data */
     if (pr->op->args.in_place) {
