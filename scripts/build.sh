@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Configure and build scaleprobe into build/ (or $SCALEPROBE_BUILD_DIR). Extra arguments go to
-# cmake's configure step, e.g. -DSCALEPROBE_CUDA=OFF or -DSCALEPROBE_WERROR=ON.
+# cmake's configure step, e.g. -DSCALEPROBE_CUDA=OFF or -DSCALEPROBE_WERROR=ON. SCALEPROBE_DEPS=run
+# installs only what the build and the main job need (install-deps.sh run).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SCALEPROBE_BUILD_DIR:-$top/build}
-"$top/scripts/install-deps.sh"
+"$top/scripts/install-deps.sh" "${SCALEPROBE_DEPS:-test}"
 cmake -S "$top" -B "$build" "$@" >"${SCALEPROBE_CMAKE_LOG:-/dev/stdout}"
 cmake --build "$build" -j"$(nproc)"

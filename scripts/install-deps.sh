@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Install every Debian package scaleprobe needs to build, test and run, when missing.
-# Safe to run again: it installs nothing when everything is there.
+# Install the Debian packages scaleprobe needs, when missing. Safe to run again: it installs
+# nothing when everything is there.
+#   install-deps.sh        what the tests need too (scripts/test.sh, CI)
+#   install-deps.sh run    only what building and running the main job needs (scripts/run.sh):
+#                          a fresh machine's first run does not wait for Slurm, Chromium & co.
 set -euo pipefail
 
 packages=(
@@ -10,13 +13,17 @@ packages=(
   libhwloc-dev libcmocka-dev
   # `scaleprobe node`: the host GEMM (CBLAS)
   libopenblas-dev
-  # tests/cluster: a throw-away Slurm (munge for its authentication) and emulated hosts in
-  # network namespaces (ip, tc)
-  munge slurmctld slurmd slurm-client iproute2
-  # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML report
-  # in headless Chromium (a font, or the page's text does not render)
-  python3-h5py python3-matplotlib chromium fonts-dejavu-core
 )
+if [ "${1:-test}" != run ]; then
+  packages+=(
+    # tests/cluster: a throw-away Slurm (munge for its authentication) and emulated hosts in
+    # network namespaces (ip, tc)
+    munge slurmctld slurmd slurm-client iproute2
+    # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML
+    # report in headless Chromium (a font, or the page's text does not render)
+    python3-h5py python3-matplotlib chromium fonts-dejavu-core
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
