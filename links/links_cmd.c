@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "result.h"
 #include "runner.h"
 
 static sp_status_t links_parse(int argc, char **argv, int first, void *opts, int *help_p,
@@ -20,7 +21,26 @@ static sp_status_t links_check_world(const void *opts, int nranks, char *err, si
         snprintf(err, errlen, "links measures between ranks: launch at least 2 (one per node)");
         return SP_ERR_INVALID;
     }
-    (void)o;
+    /* per node, the unit count is known only once the node map is (sp_links_run checks it) */
+    if (o->per == SP_LINKS_PER_RANK && o->mode != SP_LINKS_MODE_MATRIX && nranks < 4) {
+        snprintf(err, errlen, "--mode %s: screening needs at least 4 units (%d here)",
+                 sp_links_mode_names[o->mode], nranks);
+        return SP_ERR_INVALID;
+    }
+    /* the exclude list is never overwritten without --force, and is checked before anything
+     * is written */
+    for (int i = 0; i < 2 && o->exclude[0] != '\0'; i++) {
+        char path[SP_OPT_STRLEN + 8];
+        sp_status_t status;
+        snprintf(path, sizeof(path), "%s.%s", o->exclude, i == 0 ? "txt" : "json");
+        status = sp_result_check_path(path, o->run.force);
+        if (status != SP_OK) {
+            snprintf(err, errlen, "--exclude: %.900s %s", path,
+                     status == SP_ERR_EXISTS ? "exists (use --force to overwrite)"
+                                             : "cannot be written there");
+            return status == SP_ERR_EXISTS ? SP_ERR_EXISTS : SP_ERR_INVALID;
+        }
+    }
     return SP_OK;
 }
 

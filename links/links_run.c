@@ -601,26 +601,6 @@ static sp_status_t finish_matrix(links_run_t *lr)
     return status;
 }
 
-/* Rank 0, before measuring: the exclude files must not exist (unless --force). */
-static sp_status_t check_exclude(const links_run_t *lr)
-{
-    char path[SP_OPT_STRLEN + 8];
-    sp_status_t status = SP_OK;
-
-    for (int i = 0; i < 2 && status == SP_OK && lr->o->exclude[0] != '\0'; i++) {
-        snprintf(path, sizeof(path), "%s.%s", lr->o->exclude, i == 0 ? "txt" : "json");
-        status = sp_result_check_path(path, lr->o->run.force);
-        if (status == SP_ERR_EXISTS) {
-            fprintf(stderr, "scaleprobe links: error: %s exists (use --force to overwrite)\n",
-                    path);
-        } else if (status != SP_OK) {
-            fprintf(stderr, "scaleprobe links: error: --exclude %s: cannot write there\n",
-                    lr->o->exclude);
-        }
-    }
-    return status;
-}
-
 sp_status_t sp_links_run(sp_ctx_t *ctx, const sp_links_opts_t *opts)
 {
     links_run_t lr;
@@ -648,9 +628,6 @@ sp_status_t sp_links_run(sp_ctx_t *ctx, const sp_links_opts_t *opts)
             }
             status = SP_ERR_INVALID;
         }
-    }
-    if (status == SP_OK && ctx->rank == 0) {
-        status = check_exclude(&lr);
     }
     if (status == SP_OK && ctx->rank == 0) {
         status = links_begin(&lr, nrounds, nmeasured);
