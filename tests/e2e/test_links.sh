@@ -45,6 +45,19 @@ good=$(awk '/^# bandwidth/ { on = 1; getline; next } /^#$/ { on = 0 }
 [ -f "$TMP/ex.txt" ] && [ -f "$TMP/ex.json" ] && grep -q '"slurm_exclude"' "$TMP/ex.json" &&
   ok "exclude list written: ex.txt and ex.json" || not_ok "no exclude files"
 
+# export and compare know /links
+"$SCALEPROBE" export "$f" --csv "$TMP/csv" >"$TMP/exp" 2>&1
+rows=$(($(wc -l <"$TMP/csv/links.csv") - 1))
+counted=$(awk -F, 'NR > 1 && $NF == 1' "$TMP/csv/links.csv" | wc -l)
+[ "$rows" = "$pairs" ] && [ "$counted" = "18" ] &&
+  head -1 "$TMP/csv/links.csv" | grep -q '^metric,pass,round,src,dst,src_host,dst_host,' &&
+  ok "export --csv: links.csv has all $rows rows, 18 of them the ones that count" ||
+  not_ok "links.csv: $rows rows (want $pairs), $counted counted (want 18)"
+"$SCALEPROBE" compare "$f" "$f" >"$TMP/cmp" 2>&1
+grep -q '^# 0 slower, 0 faster, 18 within noise' "$TMP/cmp" &&
+  ok "compare of a matrix with itself: 18 links, none changed" ||
+  { not_ok "compare A A"; tail -3 "$TMP/cmp"; }
+
 # 2. the exclude files are not overwritten without --force (exit 2, nothing measured)
 sp_mpirun 2 links "${small[@]}" -O "$TMP/l2.h5" --exclude "$TMP/ex" >"$TMP/out2" 2>&1
 rc=$?
