@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "links_verdict.h"
 
 #define MAX_MATRIX_UNITS 16
