@@ -1,7 +1,8 @@
 /* compare of two link matrices (/links): which links changed. Each link (metric, from host, to
- * host; the pass that counts, sp_links_best_rows) of A is matched with B's by host names, and
- * the ratio of their median times is given with a bootstrap CI of its samples (sp_ab_ratio):
- * slower or faster when the CI lies beyond the threshold, else within noise. */
+ * host; the pass that counts, sp_links_best_rows) of A is matched with B's by host names (and
+ * ranks, with units per rank), and the ratio of their median times is given with a bootstrap
+ * CI of its samples (sp_ab_ratio): slower or faster when the CI lies beyond the threshold, else
+ * within noise. */
 #include "compare_internal.h"
 
 #include <math.h>
@@ -27,15 +28,22 @@ static const double *samples_of(const sp_links_result_data_t *d, const sp_links_
     return &d->samples[p->sample_offset].time_us;
 }
 
-/* B's row of the link from host s to host t, NULL when B has none. */
+/* 1 when unit u of B is unit a of A: the same host, and with units per rank the same rank. */
+static int same_unit(const sp_links_unit_row_t *a, const sp_links_unit_row_t *u, int per_rank)
+{
+    return strcmp(a->host, u->host) == 0 && (!per_rank || a->rank == u->rank);
+}
+
+/* B's row of the link from A's unit s to A's unit t, NULL when B has none. */
 static const sp_links_pair_row_t *match(const sp_links_result_data_t *b,
-                                        const sp_links_pair_row_t **best, int n, const char *s,
-                                        const char *t)
+                                        const sp_links_pair_row_t **best, int n,
+                                        const sp_links_unit_row_t *s,
+                                        const sp_links_unit_row_t *t, int per_rank)
 {
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < n; j++) {
-            if (best[i * n + j] != NULL && strcmp(b->units[i].host, s) == 0 &&
-                strcmp(b->units[j].host, t) == 0) {
+            if (best[i * n + j] != NULL && same_unit(s, &b->units[i], per_rank) &&
+                same_unit(t, &b->units[j], per_rank)) {
                 return best[i * n + j];
             }
         }
@@ -83,6 +91,8 @@ int sp__cmp_links(const sp_reader_t *ra, const sp_reader_t *rb, double threshold
     int na = (int)a->nunits;
     int nb = (int)b->nunits;
     tally_t tl = {0, 0, 0, 0};
+    /* units per rank share host names: match them by rank as well */
+    int per_rank = strcmp(a->per, "rank") == 0 || strcmp(b->per, "rank") == 0;
 
     fprintf(out, "# compare links: A %s (%d units), B %s (%d units), threshold %.1f%%\n",
             ra->path, na, rb->path, nb, 100.0 * threshold);
@@ -98,7 +108,8 @@ int sp__cmp_links(const sp_reader_t *ra, const sp_reader_t *rb, double threshold
                 if (pa == NULL || (m == SP_LINKS_LAT && i > j)) {
                     continue; /* latency: one value per pair */
                 }
-                const sp_links_pair_row_t *pb = match(b, bb, nb, s, t);
+                const sp_links_pair_row_t *pb =
+                    match(b, bb, nb, &a->units[i], &a->units[j], per_rank);
                 if (pb == NULL) {
                     tl.missing++;
                     continue;

@@ -59,7 +59,8 @@ static void json_node(FILE *f, const sp_links_result_data_t *d, const char *host
             json_outlier(f, o);
         }
     }
-    if (strstr(d->screen_verdict, host) != NULL) {
+    char screened[SP_HOST_LEN];
+    if (sp_links_screen_host(d, screened, sizeof(screened)) && strcmp(screened, host) == 0) {
         fprintf(f, "%s{\"screen\": ", k++ > 0 ? ", " : "");
         sp_json_str(f, d->screen_verdict);
         fprintf(f, "}");

@@ -204,6 +204,37 @@ static void print_screen(const sp_links_result_data_t *d, FILE *out)
     }
 }
 
+int sp_links_screen_host(const sp_links_result_data_t *d, char *host, size_t len)
+{
+    const char *p = d->screen_verdict + 10;
+    size_t n;
+
+    host[0] = '\0';
+    if (strncmp(d->screen_verdict, "slow node ", 10) != 0) {
+        return 0;
+    }
+    n = strcspn(p, " ");
+    if (n == 0 || n >= len) {
+        return 0;
+    }
+    memcpy(host, p, n);
+    host[n] = '\0';
+    return 1;
+}
+
+/* 1 when host is one of the comma list's names. */
+static int listed(const char *list, const char *host)
+{
+    size_t n = strlen(host);
+
+    for (const char *p = list; *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p, ",")] != '\0')) {
+        if (strncmp(p, host, n) == 0 && (p[n] == ',' || p[n] == '\0')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sp_links_exclude_hosts(const sp_links_result_data_t *d, char *buf, size_t len)
 {
     int n = 0;
@@ -225,10 +256,9 @@ int sp_links_exclude_hosts(const sp_links_result_data_t *d, char *buf, size_t le
         }
     }
     /* the screen's node, when the matrix did not already name it */
-    if (strncmp(d->screen_verdict, "slow node ", 10) == 0) {
+    {
         char host[SP_HOST_LEN];
-        if (sscanf(d->screen_verdict + 10, "%63s", host) == 1 && strstr(buf, host) == NULL &&
-            at < len) {
+        if (sp_links_screen_host(d, host, sizeof(host)) && !listed(buf, host) && at < len) {
             at += (size_t)snprintf(buf + at, len - at, "%s%s", n > 0 ? "," : "", host);
             n++;
         }
@@ -258,13 +288,19 @@ void sp_links_report_print(const sp_links_result_data_t *d, FILE *out)
     if (nn > 0) {
         fprintf(out, "# exclude (%d node(s)): %s\n", nn, hosts);
         fprintf(out, "# slurm (printed, not run): sbatch --exclude=%s ...\n", hosts);
-        for (size_t i = 0; i < d->noutliers; i++) {
-            const sp_links_outlier_row_t *o = &d->outliers[i];
-            if (o->kind == SP_LINKS_FIND_NODE) {
-                fprintf(out, "# slurm (printed, not run): scontrol update nodename=%s "
-                             "state=drain reason=\"scaleprobe links: %s %.2fx cohort\"\n",
-                        o->host_a, sp_links_metric_names[o->metric], o->ratio);
+        /* one drain per host, with its first finding as the reason */
+        for (char *h = strtok(hosts, ","); h != NULL; h = strtok(NULL, ",")) {
+            char reason[128] = "slow in the screen";
+            for (size_t i = d->noutliers; i-- > 0;) {
+                const sp_links_outlier_row_t *o = &d->outliers[i];
+                if (o->kind == SP_LINKS_FIND_NODE && strcmp(o->host_a, h) == 0) {
+                    snprintf(reason, sizeof(reason), "%s %.2fx cohort",
+                             sp_links_metric_names[o->metric], o->ratio);
+                }
             }
+            fprintf(out, "# slurm (printed, not run): scontrol update nodename=%s state=drain "
+                         "reason=\"scaleprobe links: %s\"\n",
+                    h, reason);
         }
     } else {
         fprintf(out, "# exclude: none\n");

@@ -28,6 +28,9 @@ const sp_links_pair_row_t **sp_links_best_rows(const sp_links_result_data_t *d,
  * lines. */
 void sp_links_report_print(const sp_links_result_data_t *d, FILE *out);
 
+/* The host the screen named (its verdict line), into host; 0 when it named none. */
+int sp_links_screen_host(const sp_links_result_data_t *d, char *host, size_t len);
+
 /* The nodes to drain (slow nodes of the matrix, and the screen's verdict), as Slurm's
  * --exclude list "h1,h7" into buf; returns how many. */
 int sp_links_exclude_hosts(const sp_links_result_data_t *d, char *buf, size_t len);
