@@ -370,7 +370,11 @@ int sp_compare_main(int argc, char **argv)
     if (rc == 0) {
         rc = open_sides(c);
     }
-    if (rc == 0) {
+    if (rc == 0 && c->nsides == 2 && c->sides[0].n == 1 && c->sides[1].n == 1 &&
+        c->sides[0].runs[0].rd.links.present && c->sides[1].runs[0].rd.links.present) {
+        rc = sp__cmp_links(&c->sides[0].runs[0].rd, &c->sides[1].runs[0].rd,
+                           c->o.threshold_pct / 100.0, stdout);
+    } else if (rc == 0) {
         if (c->nsides == 2 &&
             sp__cmp_all_predicted(&c->sides[0]) != sp__cmp_all_predicted(&c->sides[1])) {
             rc = expected_vs_actual(c);

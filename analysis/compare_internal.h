@@ -168,4 +168,8 @@ void sp__cmp_json_eva(const eva_row_t *rows, size_t n, FILE *out);
 /* Every run of the side is a prediction. */
 int sp__cmp_all_predicted(const side_t *sd);
 
+/* Two link matrices (/links of one run a side): the links that changed, matched by host names,
+ * with bootstrap CIs of their time ratios (compare_links.c). Returns the exit code. */
+int sp__cmp_links(const sp_reader_t *ra, const sp_reader_t *rb, double threshold, FILE *out);
+
 #endif

@@ -49,7 +49,7 @@ static const sp_opt_def_t export_defs[NROWS] = {
                     "one process per rank, one thread per lane",
                     0, -1, NULL, 0},
     [ROW_CSV] = {"csv", 0, SP_OPT_STRING, OFF(csv_dir), NULL, "DIR",
-                 "DIR/events.csv, clock.csv, ranks.csv and coll_results.csv (DIR is created when "
+                 "DIR/events.csv, clock.csv, ranks.csv, coll_results.csv and links.csv (DIR is created when "
                  "missing)",
                  0, -1, NULL, 0},
     [ROW_RANKS] = {"ranks", 0, SP_OPT_STRING, OFF(ranks), NULL, "LIST",
@@ -196,7 +196,8 @@ static sp_status_t parse_rank_list(const char *list, int nranks, uint8_t *select
 }
 
 /* The CSV files, in the order they are written. */
-static const char *const csv_names[] = {"events.csv", "clock.csv", "ranks.csv", "coll_results.csv"};
+static const char *const csv_names[] = {"events.csv", "clock.csv", "ranks.csv", "coll_results.csv",
+                                        "links.csv"};
 #define NCSV (sizeof(csv_names) / sizeof(csv_names[0]))
 
 /* One output file: written to a temporary name next to it, renamed when everything is done. */
@@ -373,8 +374,10 @@ static sp_status_t write_output(size_t which, const sp_export_src_t *src, FILE *
         return sp_export_clock_csv(src, out);
     case 3:
         return sp_export_ranks_csv(src, out);
-    default:
+    case 4:
         return sp_export_results_csv(src, out);
+    default:
+        return sp_export_links_csv(src, out);
     }
 }
 
@@ -388,8 +391,9 @@ static void print_summary(const export_args_t *a, const sp_export_src_t *src,
     }
     if (a->csv_dir != NULL) {
         printf("# %s: events.csv (%llu events), clock.csv, ranks.csv, coll_results.csv (%zu "
-               "rows)\n",
-               a->csv_dir, (unsigned long long)csv_stats->events, src->rd->nrows);
+               "rows), links.csv (%zu rows)\n",
+               a->csv_dir, (unsigned long long)csv_stats->events, src->rd->nrows,
+               src->rd->links.npairs);
     }
     if (chrome_stats->negative + csv_stats->negative > 0) {
         /* both outputs hold the same events: either count is the number of such events */

@@ -47,6 +47,11 @@ sp_status_t sp_export_clock_csv(const sp_export_src_t *src, FILE *out);
 sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out);
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out);
 
+/* links.csv: every /links/pairs row (all passes) with its hosts, and `counts` 1 on the row of
+ * each link that the matrix and the verdicts use (sp_links_best_rows); a header only in a file
+ * without /links. */
+sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out);
+
 /* argv[1] is "export"; returns the process exit code: 0, 2 for bad input (one message on
  * stderr, nothing written), 1 when writing failed (no output file is left behind). */
 int sp_export_main(int argc, char **argv);

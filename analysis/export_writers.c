@@ -11,6 +11,7 @@
 #include "coll.h"
 #include "dtype.h"
 #include "json.h"
+#include "links_report.h"
 
 #define CHUNK_EVENTS 8192 /* events per read: one chunk of the writer's /timeline/events */
 #define NLANES 65536      /* lanes are int16 */
@@ -401,5 +402,41 @@ sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
         }
         fputc('\n', out);
     }
+    return check_stream(out);
+}
+
+sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out)
+{
+    const sp_links_result_data_t *d = &src->rd->links;
+    int n = (int)d->nunits;
+    const sp_links_pair_row_t **best[SP_LINKS_METRIC_COUNT] = {NULL, NULL};
+
+    fputs("metric,pass,round,src,dst,src_host,dst_host,bytes,batch,samples,converged,median_us,"
+          "ci_lo_us,ci_hi_us,value,value_lo,value_hi,units,counts\n",
+          out);
+    for (int m = 0; m < SP_LINKS_METRIC_COUNT && n > 0; m++) {
+        best[m] = sp_links_best_rows(d, (sp_links_metric_t)m, n);
+    }
+    for (size_t i = 0; i < d->npairs; i++) {
+        const sp_links_pair_row_t *p = &d->pairs[i];
+        const double v[] = {p->median_us, p->ci_lo_us, p->ci_hi_us, p->value, p->value_lo,
+                            p->value_hi};
+        int ok = p->metric >= 0 && p->metric < SP_LINKS_METRIC_COUNT && p->src >= 0 &&
+                 p->dst >= 0 && p->src < n && p->dst < n;
+        int counts = ok && best[p->metric] != NULL && best[p->metric][p->src * n + p->dst] == p;
+        fprintf(out, "%s,%d,%d,%d,%d,%s,%s,%llu,%u,%u,%d",
+                ok ? sp_links_metric_names[p->metric] : "?", (int)p->pass, (int)p->round,
+                (int)p->src, (int)p->dst, ok ? d->units[p->src].host : "?",
+                ok ? d->units[p->dst].host : "?", (unsigned long long)p->bytes,
+                (unsigned)p->batch, (unsigned)p->samples, (int)p->converged);
+        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+            fputc(',', out);
+            csv_double(out, v[k]);
+        }
+        fprintf(out, ",%s,%d\n", ok ? sp_links_metric_units((sp_links_metric_t)p->metric) : "?",
+                counts);
+    }
+    free(best[0]);
+    free(best[1]);
     return check_stream(out);
 }

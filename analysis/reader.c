@@ -102,6 +102,9 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     if (status == SP_OK) {
         status = read_node(file, rd);
     }
+    if (status == SP_OK) {
+        status = sp_links_result_read(file, &rd->links);
+    }
     H5Fclose(file);
     if (status != SP_OK) {
         sp_reader_close(rd);
@@ -121,6 +124,7 @@ void sp_reader_close(sp_reader_t *rd)
     free(rd->fp);
     free(rd->fp_nodes);
     sp_node_result_data_free(&node);
+    sp_links_result_data_free(&rd->links);
     rd->node_rows = NULL;
     rd->node_burn = NULL;
     rd->node_outliers = NULL;

@@ -1,6 +1,7 @@
 /* Reading a result file back for the offline tools (report, compare, regress, export, predict):
  * one struct with everything a file holds, filled by the generic half in the runtime
- * (result_read.h) and each workload's reader (coll_result.h, proxy_result.h, node_result.h).
+ * (result_read.h) and each workload's reader (coll_result.h, proxy_result.h, node_result.h,
+ * links_result.h).
  * Whole tables are read into memory: a sweep has thousands of rows, not millions. */
 #ifndef SP_READER_H
 #define SP_READER_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 
 #include "coll_result.h"
+#include "links_result.h"
 #include "node_result.h"
 #include "proxy_result.h"
 #include "result.h"
@@ -58,6 +60,7 @@ typedef struct {
     char node_blas[512];               /* attributes of /node: host BLAS, GPU, threshold */
     char node_gpu[512];
     char node_threshold[32];
+    sp_links_result_data_t links;      /* /links (links/links_result.c); links.present */
 } sp_reader_t;
 
 /* Open and read path. Returns SP_ERR_FORMAT (with a logged reason) for files that are not

@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "fpdiff.h"
 #include "launcher.h"
+#include "links_report.h"
 #include "node_report.h"
 #include "proxy_table.h"
 #include "skew.h"
@@ -501,6 +502,10 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     sp_fpdiff_print_report(rd->fp, (int)rd->nfp, out);
     if (rd->has_node) {
         print_node(rd, out);
+        return;
+    }
+    if (rd->links.present) {
+        sp_links_report_print(&rd->links, out);
         return;
     }
     if (rd->has_proxy) {

@@ -8,7 +8,7 @@ set -euo pipefail
 top=${SP_CHECK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"
 
-layers=(src/base topo src/runtime collectives node proxies analysis src)
+layers=(src/base topo src/runtime collectives node links proxies analysis src)
 max_file_lines=${SP_MAX_FILE_LINES:-800}
 max_function_lines=${SP_MAX_FUNCTION_LINES:-100}
 
@@ -24,8 +24,8 @@ max_file, max_fn = int(sys.argv[1]), int(sys.argv[2])
 layers = sys.argv[3:]
 rank = {d: i for i, d in enumerate(layers)}
 # Workloads below another in the list that it still may not use (CMakeLists.txt links node to
-# the runtime only, not to collectives/).
-siblings = {'node': ('collectives',)}
+# the runtime only, not to collectives/; proxies to collectives and node, not to links/).
+siblings = {'node': ('collectives',), 'proxies': ('links',)}
 sources = [os.path.join(d, f) for d in layers for f in sorted(os.listdir(d))
            if f.endswith(('.c', '.h', '.cu'))]
 bad = 0

@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "export.h"
 #include "launcher.h"
+#include "links_cmd.h"
 #include "node_cmd.h"
 #include "predict_cmd.h"
 #include "proxy_cmd.h"
@@ -22,6 +23,7 @@ static const subcommand_t subcommands[] = {
     {"coll", sp_coll_main, "collective sweep (launch with mpirun or srun)"},
     {"proxy", sp_proxy_main, "training proxy: pipeline schedules, bubbles (mpirun or srun)"},
     {"node", sp_node_main, "node baselines: memory, GEMM, outliers, burn (mpirun or srun)"},
+    {"links", sp_links_main, "find the bad node and link: pairwise matrix, screen (mpirun/srun)"},
     {"report", sp_report_main, "summarize a result file (no MPI launch needed)"},
     {"compare", sp_compare_main, "A/B of two result files: differences, ratios with CIs (no MPI)"},
     {"predict", sp_predict_main, "predict a proxy step from a sweep or alpha-beta model (no MPI)"},

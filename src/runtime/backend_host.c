@@ -356,6 +356,16 @@ static int host_movement(const host_place_t *at, MPI_Comm comm, const sp_comm_ca
     case SP_COMM_ALLTOALLV:
         return MPI_Alltoallv(send, v, v + n, dt, recv, v + 2 * n, v + 3 * n, dt, comm);
     case SP_COMM_SENDRECV:
+        if (call->send_peer == SP_COMM_NO_PEER || call->recv_peer == SP_COMM_NO_PEER) {
+            /* one direction only (comm_call.h); MPI_PROC_NULL makes the other half a no-op */
+            return MPI_Sendrecv(send, count, dt,
+                                call->send_peer == SP_COMM_NO_PEER ? MPI_PROC_NULL
+                                                                   : call->send_peer,
+                                0, recv, count, dt,
+                                call->recv_peer == SP_COMM_NO_PEER ? MPI_PROC_NULL
+                                                                   : call->recv_peer,
+                                0, comm, MPI_STATUS_IGNORE);
+        }
         if (ip) {
             return MPI_Sendrecv_replace(recv, count, dt, call->send_peer, 0, call->recv_peer, 0,
                                         comm, MPI_STATUS_IGNORE);

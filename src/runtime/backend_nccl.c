@@ -489,8 +489,11 @@ static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, 
     if (rc == ncclSuccess && call->pattern == SP_COMM_ALLTOALLV) {
         rc = group_alltoallv(at, call, send, recv);
     } else if (rc == ncclSuccess && call->pattern == SP_COMM_SENDRECV) {
-        rc = ncclSend(send, call->count, dt, call->send_peer, at->comm, at->stream);
-        if (rc == ncclSuccess) {
+        /* SP_COMM_NO_PEER: that direction is skipped (comm_call.h) */
+        if (call->send_peer != SP_COMM_NO_PEER) {
+            rc = ncclSend(send, call->count, dt, call->send_peer, at->comm, at->stream);
+        }
+        if (rc == ncclSuccess && call->recv_peer != SP_COMM_NO_PEER) {
             rc = ncclRecv(recv, call->count, dt, call->recv_peer, at->comm, at->stream);
         }
     } else if (rc == ncclSuccess) {

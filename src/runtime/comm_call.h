@@ -38,6 +38,10 @@ typedef struct {
     size_t *recv_displs;
 } sp_comm_vcounts_t;
 
+/* A SENDRECV peer meaning "none": that half of the call is skipped, so a rank can only send
+ * (recv_peer none) or only receive (send_peer none), as one direction of a link is timed. */
+#define SP_COMM_NO_PEER (-1)
+
 /* One call of a pattern on one rank of a communicator. */
 typedef struct {
     sp_comm_pattern_t pattern;
@@ -46,8 +50,8 @@ typedef struct {
     int root;         /* BCAST, REDUCE, GATHER, SCATTER */
     int in_place;
     size_t count;        /* elements (per block for the block patterns); ALLTOALLV: see v */
-    int send_peer;       /* SENDRECV */
-    int recv_peer;       /* SENDRECV */
+    int send_peer;       /* SENDRECV; SP_COMM_NO_PEER: receive only */
+    int recv_peer;       /* SENDRECV; SP_COMM_NO_PEER: send only */
     sp_comm_vcounts_t v; /* ALLTOALLV */
 } sp_comm_call_t;
 

@@ -86,7 +86,26 @@ slow_link() {
     tc -n "$CL_TAG-sw" qdisc replace dev "sw-$host" root tbf rate "$rate" burst 16kb latency 500ms
 }
 
-# restore_host HOST: undo slow_cpu and slow_link
+# slow_pair A B RATE: a slow link between A and B only (a bad cable or switch port on that
+# path): on each end's eth0, an htb qdisc whose default class is unshaped (100 Gbit/s) and a u32
+# filter that puts packets for the other end's address in a class capped at RATE (this kernel
+# has htb and u32, not prio or netem). Every other path of A and B keeps its speed. Undone by
+# restore_host on both ends (their root qdiscs go).
+slow_pair() {
+  local a=$1 b=$2 rate=$3 h peer ns
+  for h in "$a:$b" "$b:$a"; do
+    peer=${h#*:}
+    ns=$CL_TAG-${h%%:*}
+    tc -n "$ns" qdisc replace dev eth0 root handle 1: htb default 1 &&
+      tc -n "$ns" class add dev eth0 parent 1: classid 1:1 htb rate 100gbit quantum 60000 &&
+      tc -n "$ns" class add dev eth0 parent 1: classid 1:2 htb rate "$rate" ceil "$rate" \
+        burst 16kb quantum 60000 &&
+      tc -n "$ns" filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+        match ip dst "$CL_SUBNET.${peer#h}/32" flowid 1:2 || return 1
+  done
+}
+
+# restore_host HOST: undo slow_cpu, slow_link and slow_pair
 restore_host() {
   local host=$1 cg=/sys/fs/cgroup/cpu/$CL_TAG-$1 p
   tc -n "$CL_TAG-$host" qdisc del dev eth0 root 2>/dev/null
