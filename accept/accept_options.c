@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "health.h"
@@ -87,6 +88,15 @@ sp_status_t sp_accept_opts_parse(int argc, char **argv, int first, sp_accept_opt
         snprintf(err, errlen, "--sys-root and --kernel-log take at most %zu characters",
                  sizeof(((sp_health_src_t *)0)->sys_root) - 1);
         return SP_ERR_INVALID;
+    }
+    {
+        const char *outs[3] = {o->json, o->junit, o->exclude};
+        for (int k = 0; k < 3; k++) {
+            if (outs[k][0] != '\0' && !o->run.force && access(outs[k], F_OK) == 0) {
+                snprintf(err, errlen, "%.900s exists (use --force to overwrite)", outs[k]);
+                return SP_ERR_EXISTS;
+            }
+        }
     }
     if (o->args.n != 1) {
         snprintf(err, errlen, "give one spec file (got %d)", o->args.n);

@@ -31,6 +31,9 @@ void sp__check_gpu_count(const sp_spec_check_t *c, const sp_check_input_t *in, s
                  : c->severity == SP_SEV_WARN ? SP_VERDICT_WARN
                                               : SP_VERDICT_FAIL;
     sp__check_note(r, "NVML %s", h->nvml);
+    if (h->ngpus >= 0 && h->nvml_count != h->ngpus) {
+        sp__check_note(r, ", lists %d GPU(s) but opens %d", h->nvml_count, h->ngpus);
+    }
     for (int i = 0; i < h->ngpus; i++) {
         sp__check_note(r, "%s gpu%d %s %s", i == 0 ? ":" : ";", h->gpu[i].index, h->gpu[i].name,
                        h->gpu[i].bus_id);

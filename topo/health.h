@@ -85,8 +85,9 @@ typedef struct {
 
 typedef struct {
     char host[64];
-    char nvml[48]; /* "ok" or why not ("absent" on a machine without the driver) */
-    int ngpus;     /* -1: NVML not available */
+    char nvml[48];  /* "ok" or why not ("absent" on a machine without the driver) */
+    int ngpus;      /* GPUs opened; -1: NVML not available */
+    int nvml_count; /* GPUs NVML lists (one it lists but cannot open is missing) */
     sp_health_gpu_t gpu[SP_HEALTH_MAX_GPUS];
     char ib_source[96]; /* the directory read, or why not */
     int nports;

@@ -132,6 +132,7 @@ void sp_health_read_gpus(sp_health_node_t *h)
         return;
     }
     h->ngpus = 0;
+    h->nvml_count = (int)count;
     for (unsigned i = 0; i < count && h->ngpus < SP_HEALTH_MAX_GPUS; i++) {
         sp_health_gpu_t *g = &h->gpu[h->ngpus];
         sp_nvml_dev_t dev = NULL;
