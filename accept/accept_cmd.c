@@ -15,6 +15,7 @@
 #include "accept_out.h"
 #include "accept_result.h"
 #include "log.h"
+#include "perf.h"
 #include "runner.h"
 #include "timeutil.h"
 #include "verdict.h"
@@ -101,18 +102,6 @@ static sp_status_t judge(sp_ctx_t *ctx, const sp_accept_opts_t *o, const sp_heal
     return status;
 }
 
-static int has_perf_gate(const sp_spec_t *spec)
-{
-    for (int t = 0; t < spec->ntypes; t++) {
-        for (int c = 0; c < spec->types[t].nchecks; c++) {
-            if (strcmp(sp_check_defs[spec->types[t].checks[c].def].group, "perf") == 0) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 /* The node leaders' records gathered at rank 0 (all, nnodes entries; rank 0 only). */
 static sp_status_t gather_nodes(sp_ctx_t *ctx, const sp_health_node_t *mine, sp_health_node_t *all)
 {
@@ -125,14 +114,25 @@ static sp_status_t gather_nodes(sp_ctx_t *ctx, const sp_health_node_t *mine, sp_
     return sp_ctx_agree(ctx, rc == MPI_SUCCESS ? SP_OK : SP_ERR_MPI);
 }
 
+/* The counters' window without a performance gate: every rank waits for the leaders. */
+static void wait_window(const sp_ctx_t *ctx, const sp_accept_opts_t *o)
+{
+    if (ctx->topo.local_rank == 0 && o->window > 0) {
+        sleep_s(o->window);
+    }
+}
+
 static sp_status_t accept_run(sp_ctx_t *ctx, const void *opts)
 {
     const sp_accept_opts_t *o = opts;
-    int leader = ctx->topo.local_rank == 0;
+    int leader = ctx->topo.local_rank == 0, nnodes = ctx->topo.nnodes;
+    int perf_on = !o->health_only && sp_accept_perf_wanted(&o->spec);
     sp_health_src_t src;
     sp_health_node_t *mine = calloc(1, sizeof(*mine));
-    sp_health_node_t *all = ctx->rank == 0 ? calloc((size_t)ctx->topo.nnodes, sizeof(*all)) : NULL;
-    sp_status_t status = mine != NULL && (ctx->rank != 0 || all != NULL) ? SP_OK : SP_ERR_NOMEM;
+    sp_health_node_t *all = ctx->rank == 0 ? calloc((size_t)nnodes, sizeof(*all)) : NULL;
+    sp_perf_node_t *perf = ctx->rank == 0 ? calloc((size_t)nnodes, sizeof(*perf)) : NULL;
+    sp_status_t status =
+        mine != NULL && (ctx->rank != 0 || (all != NULL && perf != NULL)) ? SP_OK : SP_ERR_NOMEM;
     int failed = 0;
 
     memset(&src, 0, sizeof(src));
@@ -146,14 +146,16 @@ static sp_status_t accept_run(sp_ctx_t *ctx, const void *opts)
         sp_info("accept: health read, port counters before the run taken");
     }
     status = sp_ctx_agree(ctx, status);
-    if (status == SP_OK && !o->health_only && has_perf_gate(&o->spec)) {
-        sp_warn("accept: the performance gates are not run by this build (health only)");
+    if (status == SP_OK) {
+        /* rank 0 matches nodes to types before the gates (a re-run is decided per node) */
+        status = gather_nodes(ctx, mine, all);
+    }
+    if (status == SP_OK && perf_on) {
+        status = sp_accept_perf_run(ctx, o, all, perf);
+    } else if (status == SP_OK) {
+        wait_window(ctx, o);
     }
     if (status == SP_OK) {
-        /* the counters' window: every rank waits for the leaders */
-        if (leader && o->window > 0) {
-            sleep_s(o->window);
-        }
         if (leader) {
             sp_health_read_ports_after(&src, mine);
             sp_info("accept: port counters after the run taken");
@@ -161,12 +163,13 @@ static sp_status_t accept_run(sp_ctx_t *ctx, const void *opts)
         status = gather_nodes(ctx, mine, all);
     }
     if (status == SP_OK && ctx->rank == 0) {
-        status = judge(ctx, o, all, NULL, &failed);
+        status = judge(ctx, o, all, perf_on ? perf : NULL, &failed);
     }
     status = sp_ctx_agree(ctx, status);
     MPI_Bcast(&failed, 1, MPI_INT, 0, ctx->world);
     free(mine);
     free(all);
+    free(perf);
     /* failed checks are a finding, not a failure of the run: the file is complete, exit 1 */
     return status == SP_OK && failed ? SP_ERR_WRONG_DATA : status;
 }
@@ -176,7 +179,7 @@ static const sp_workload_t accept_workload = {
     .table = &sp_accept_opt_table,
     .opts_size = sizeof(sp_accept_opts_t),
     .run_opts_offset = offsetof(sp_accept_opts_t, run),
-    .auto_is_host = 1, /* the health part needs no device; the GPU gates open their own */
+    .auto_is_host = 0, /* auto: nccl where every rank sees a GPU (the GPU gates need it) */
     .parse = accept_parse,
     .check_world = NULL,
     .extras = NULL,

@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "options.h"
 
 const char *const sp_verdict_names[4] = {"PASS", "N/A", "WARN", "FAIL"};
 
@@ -208,6 +211,59 @@ const sp_check_def_t sp_check_defs[] = {
      NULL},
 };
 const int sp_check_ndefs = (int)(sizeof(sp_check_defs) / sizeof(sp_check_defs[0]));
+
+static int in_list(const char *name, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i], name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *sp_check_validate(const sp_spec_check_t *c)
+{
+    const char *name = sp_check_defs[c->def].name;
+
+    if (strcmp(name, "throttle_reasons") == 0) {
+        const char *known[16];
+        for (int t = 0; t < sp_health_nthrottles && t < 16; t++) {
+            known[t] = sp_health_throttles[t].name;
+        }
+        for (int p = 0; p < 2; p++) {
+            for (int k = 0; k < c->val[p].nlist; k++) {
+                if (!in_list(c->val[p].names[k], known, sp_health_nthrottles)) {
+                    return "unknown throttle reason (known: gpu_idle, applications_clocks, "
+                           "sw_power_cap, hw_slowdown, sync_boost, sw_thermal, hw_thermal, "
+                           "hw_power_brake, display_clocks)";
+                }
+            }
+        }
+    }
+    if (strcmp(name, "ib_error_counters") == 0) {
+        for (int k = 0; k < c->val[1].nlist; k++) {
+            if (!in_list(c->val[1].names[k], sp_health_ib_counter_names, SP_IB_NCOUNTERS)) {
+                return "unknown counter (known: symbol_error, link_downed, link_error_recovery, "
+                       "port_rcv_errors, local_link_integrity_errors, "
+                       "excessive_buffer_overrun_errors)";
+            }
+        }
+    }
+    if (strcmp(name, "gemm_tflops") == 0 && c->val[1].set) {
+        static const char *const types[] = {"float", "double", "half", "bfloat16"};
+        if (!in_list(c->val[1].str, types, 4)) {
+            return "'dtype' must be float, double, half or bfloat16";
+        }
+    }
+    if (strcmp(name, "allreduce_busbw_gbps") == 0 && c->val[1].set) {
+        uint64_t bytes = 0;
+        if (sp_parse_size(c->val[1].str, &bytes) != SP_OK || bytes == 0) {
+            return "'size' must be a size such as \"64M\"";
+        }
+    }
+    return NULL;
+}
 
 int sp_check_find(const char *name)
 {

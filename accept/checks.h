@@ -27,14 +27,19 @@ typedef struct {
     const char *help;
 } sp_param_def_t;
 
-/* Performance measurements of one node, filled by the performance gates (perf.h); NAN when not
+/* Performance measurements of one node, filled by the performance gates (perf.h): the best of
+ * the attempts (a gate is re-run up to the spec's repeats while it fails); NAN when not
  * measured. */
 typedef struct {
-    double triad_gbps; /* the node's lowest rank */
-    double gemm_tflops;
-    double busbw_gbps; /* the job's all_reduce at the gate's size */
-    double step_ms;    /* the proxy's median step time */
-    char evidence[160];
+    double triad_gbps;    /* the node's lowest rank's median */
+    double gemm_tflops;   /* the node's lowest rank's median */
+    long long gemm_wrong; /* wrong GEMM elements in the burn checks, over every attempt */
+    double busbw_gbps;    /* the job's all_reduce at the gate's size */
+    int busbw_slowest;    /* this node holds the slowest rank of that all_reduce */
+    int attempts;
+    char triad_evidence[160];
+    char gemm_evidence[160];
+    char busbw_evidence[160];
 } sp_perf_node_t;
 
 /* What a check sees of one node. */
@@ -90,6 +95,10 @@ void sp__check_limit(const sp_spec_check_t *c, double value, double limit, int i
 /* Append printf text to r->evidence (truncated when full). */
 void sp__check_note(sp_check_result_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Checks of a parsed check's values beyond their types (names of throttle reasons and
+ * counters, sizes): NULL when fine, else a message (static storage). */
+const char *sp_check_validate(const sp_spec_check_t *c);
 
 /* The row named name; -1 when there is none. */
 int sp_check_find(const char *name);

@@ -177,22 +177,35 @@ void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_che
 {
     const char *name = sp_check_defs[c->def].name;
     const sp_perf_node_t *p = in->perf;
+    int gemm = strcmp(name, "gemm_tflops") == 0, busbw = strcmp(name, "allreduce_busbw_gbps") == 0;
     double v = NAN;
+    const char *evidence = "";
 
     if (p != NULL) {
-        v = strcmp(name, "stream_triad_gbps") == 0      ? p->triad_gbps
-            : strcmp(name, "gemm_tflops") == 0          ? p->gemm_tflops
-            : strcmp(name, "allreduce_busbw_gbps") == 0 ? p->busbw_gbps
-                                                        : p->step_ms;
+        v = gemm ? p->gemm_tflops : busbw ? p->busbw_gbps : p->triad_gbps;
+        evidence = gemm ? p->gemm_evidence : busbw ? p->busbw_evidence : p->triad_evidence;
     }
+    snprintf(r->threshold, sizeof(r->threshold), ">= %g", c->val[0].num);
     if (isnan(v)) {
         r->verdict = SP_VERDICT_NA;
         snprintf(r->value_text, sizeof(r->value_text), "-");
-        snprintf(r->threshold, sizeof(r->threshold), "%s %g",
-                 strcmp(name, "proxy_step") == 0 ? "slowdown <=" : ">=", c->val[0].num);
-        sp__check_note(r, "not measured (%s)", p == NULL ? "health only" : "gate did not run");
+        sp__check_note(r, "not measured: %s",
+                       p == NULL             ? "health only"
+                       : evidence[0] != '\0' ? evidence
+                                             : "the gate did not run");
         return;
     }
     sp__check_limit(c, v, c->val[0].num, 0, r);
-    sp__check_note(r, "%s", p->evidence);
+    snprintf(r->value_text, sizeof(r->value_text), "%.4g", v);
+    sp__check_note(r, "best of %d attempt(s): %s", p->attempts, evidence);
+    if (gemm && p->gemm_wrong > 0) {
+        /* a wrong result is never a pass, however fast */
+        r->verdict = SP_VERDICT_FAIL;
+        snprintf(r->value_text, sizeof(r->value_text), "%lld wrong", p->gemm_wrong);
+    }
+    if (busbw && r->verdict != SP_VERDICT_PASS && !p->busbw_slowest) {
+        /* the job's number is below its floor, but the slowest rank is on another node */
+        r->verdict = SP_VERDICT_WARN;
+        sp__check_note(r, "; the slowest rank is on another node");
+    }
 }
