@@ -229,6 +229,22 @@ bad syntax 3 "not valid JSON" '{"node_types": {"a": {"checks": {
   "memory_gib": {"min": 1}
   "xid": {"fail": [79]}}}}}'
 
+# ---- the Slurm prolog/epilog example: prints the drain command, never runs it ----
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho called >"%s/scontrol.called"\n' "$TMP" >"$TMP/bin/scontrol"
+chmod +x "$TMP/bin/scontrol"
+start=$(date +%s)
+PATH=$TMP/bin:$PATH ACCEPT_SPEC=$TMP/host.json SCALEPROBE=$SCALEPROBE ACCEPT_DIR=$TMP ACCEPT_WINDOW=1 \
+  bash "$SRC/scripts/slurm/accept-health.sh" >"$TMP/prolog.out" 2>&1
+prc=$?
+took=$(($(date +%s) - start))
+if [ "$prc" = 1 ] && grep -q "scontrol update nodename=.* state=drain reason=\"scaleprobe accept: ib_ports_active=0" "$TMP/prolog.out" &&
+  [ ! -e "$TMP/scontrol.called" ]; then
+  ok "the prolog example prints the drain command (took ${took}s) and does not run it"
+else
+  not_ok "prolog example: exit $prc: $(cat "$TMP/prolog.out")"
+fi
+
 # ---- the shipped examples parse ----
 for f in "$SRC"/examples/accept/*.json; do
   accept example "$f" --window 0 --health-only --force
