@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "accept_options.h"
+#include "baseline.h"
 #include "accept_out.h"
 #include "accept_result.h"
 #include "log.h"
@@ -192,6 +193,9 @@ int sp_accept_main(int argc, char **argv)
         if (strcmp(argv[i], "--list-checks") == 0) {
             sp_accept_list_checks(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--make-baseline") == 0) {
+            return sp_accept_make_baseline_main(argc, argv);
         }
         if (strcmp(argv[i], "--") == 0) {
             break;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "checks.h"
 #include "health.h"
 
@@ -27,7 +28,9 @@ static const sp_opt_def_t accept_defs[] = {
      "time between the two readings of the port counters when no performance gate runs", 0, 3600,
      NULL, 0},
     {"baseline", 0, SP_OPT_STRING, OFF(baseline), "", "FILE",
-     "baseline file of 'accept --make-baseline' for the proxy_step gate", 0, -1, NULL, 0},
+     "baseline file of 'accept --make-baseline': a check's baseline_pct is a floor at that "
+     "percent of the baseline's median for its node type",
+     0, -1, NULL, 0},
     {"sys-root", 0, SP_OPT_STRING, OFF(sys_root), "/sys", "DIR",
      "sysfs root: class/infiniband and devices/system/cpu below it (tests use a fixture)", 0, -1,
      NULL, 0},
@@ -102,5 +105,10 @@ sp_status_t sp_accept_opts_parse(int argc, char **argv, int first, sp_accept_opt
         snprintf(err, errlen, "give one spec file (got %d)", o->args.n);
         return SP_ERR_INVALID;
     }
-    return sp_spec_load(o->args.v[0], &o->spec, err, errlen);
+    status = sp_spec_load(o->args.v[0], &o->spec, err, errlen);
+    /* --health-only runs no performance gate: a floor from a baseline is not needed then */
+    if (status == SP_OK && !(o->health_only && o->baseline[0] == '\0')) {
+        status = sp_accept_baseline_apply(o->baseline, &o->spec, err, errlen);
+    }
+    return status;
 }

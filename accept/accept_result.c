@@ -11,19 +11,6 @@ typedef struct {
     int32_t node;
     char host[64];
     char type[32];
-    char check[32];
-    int8_t verdict;
-    double value;
-    char value_text[64];
-    char threshold[96];
-    char evidence[512];
-    int32_t spec_line;
-} check_row_t;
-
-typedef struct {
-    int32_t node;
-    char host[64];
-    char type[32];
     int8_t verdict;
     int32_t gpus;
     char nvml[48];
@@ -39,19 +26,19 @@ typedef struct {
 
 static hid_t check_type(void)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(check_row_t));
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(sp_accept_check_row_t));
     hid_t v = sp__result_enum8(sp_verdict_names, 4, 0);
 
-    H5Tinsert(t, "node", HOFFSET(check_row_t, node), H5T_NATIVE_INT32);
-    STR(t, check_row_t, host);
-    STR(t, check_row_t, type);
-    STR(t, check_row_t, check);
-    H5Tinsert(t, "verdict", HOFFSET(check_row_t, verdict), v);
-    H5Tinsert(t, "value", HOFFSET(check_row_t, value), H5T_NATIVE_DOUBLE);
-    STR(t, check_row_t, value_text);
-    STR(t, check_row_t, threshold);
-    STR(t, check_row_t, evidence);
-    H5Tinsert(t, "spec_line", HOFFSET(check_row_t, spec_line), H5T_NATIVE_INT32);
+    H5Tinsert(t, "node", HOFFSET(sp_accept_check_row_t, node), H5T_NATIVE_INT32);
+    STR(t, sp_accept_check_row_t, host);
+    STR(t, sp_accept_check_row_t, type);
+    STR(t, sp_accept_check_row_t, check);
+    H5Tinsert(t, "verdict", HOFFSET(sp_accept_check_row_t, verdict), v);
+    H5Tinsert(t, "value", HOFFSET(sp_accept_check_row_t, value), H5T_NATIVE_DOUBLE);
+    STR(t, sp_accept_check_row_t, value_text);
+    STR(t, sp_accept_check_row_t, threshold);
+    STR(t, sp_accept_check_row_t, evidence);
+    H5Tinsert(t, "spec_line", HOFFSET(sp_accept_check_row_t, spec_line), H5T_NATIVE_INT32);
     H5Tclose(v);
     return t;
 }
@@ -79,7 +66,7 @@ static hid_t node_type(void)
 
 static sp_status_t write_checks(sp_result_t *res, const sp_accept_eval_t *ev)
 {
-    check_row_t *rows = calloc((size_t)ev->nrows + 1, sizeof(*rows));
+    sp_accept_check_row_t *rows = calloc((size_t)ev->nrows + 1, sizeof(*rows));
     hid_t t;
     sp_status_t status;
 
@@ -179,4 +166,48 @@ sp_status_t sp_accept_result_write(sp_result_t *res, const sp_spec_t *spec,
         status = write_nodes(res, nodes, ev);
     }
     return status;
+}
+
+sp_status_t sp_accept_result_read_checks(const char *path, sp_accept_check_row_t **rows_p,
+                                         size_t *n_p)
+{
+    hid_t f, ds, space, t;
+    hssize_t n;
+    sp_accept_check_row_t *rows = NULL;
+    sp_status_t status = SP_ERR_FORMAT;
+
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        return SP_ERR_IO;
+    }
+    if (H5Lexists(f, "/accept", H5P_DEFAULT) <= 0 ||
+        H5Lexists(f, "/accept/checks", H5P_DEFAULT) <= 0) {
+        H5Fclose(f);
+        return SP_ERR_FORMAT;
+    }
+    ds = H5Dopen2(f, "/accept/checks", H5P_DEFAULT);
+    space = ds >= 0 ? H5Dget_space(ds) : -1;
+    n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    if (n >= 0) {
+        rows = calloc((size_t)n + 1, sizeof(*rows));
+        t = check_type();
+        status = rows == NULL                                                         ? SP_ERR_NOMEM
+                 : n == 0 || H5Dread(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0 ? SP_OK
+                                                                                      : SP_ERR_IO;
+        H5Tclose(t);
+    }
+    if (space >= 0) {
+        H5Sclose(space);
+    }
+    if (ds >= 0) {
+        H5Dclose(ds);
+    }
+    H5Fclose(f);
+    if (status != SP_OK) {
+        free(rows);
+        return status;
+    }
+    *rows_p = rows;
+    *n_p = (size_t)n;
+    return SP_OK;
 }

@@ -16,6 +16,11 @@ const char *const sp_verdict_names[4] = {"PASS", "N/A", "WARN", "FAIL"};
     {                                                                                              \
         "max", SP_PARAM_NUM, 1, help                                                               \
     }
+/* a floor at a percentage of the baseline's median for the node type (--baseline FILE) */
+#define BASE_P                                                                                     \
+    {                                                                                              \
+        "baseline_pct", SP_PARAM_NUM, 1, "floor: percent of the baseline median"                   \
+    }
 #define MIN_P(help)                                                                                \
     {                                                                                              \
         "min", SP_PARAM_NUM, 1, help                                                               \
@@ -177,21 +182,23 @@ const sp_check_def_t sp_check_defs[] = {
     {"stream_triad_gbps",
      "perf",
      "STREAM triad of every rank (node workload)",
-     {MIN_P("GB/s per rank")},
+     {MIN_P("GB/s per rank"), BASE_P},
      sp__check_perf,
      NULL,
      NULL},
     {"gemm_tflops",
      "perf",
-     "GEMM of every rank (node workload)",
-     {MIN_P("TFLOP/s per rank")},
+     "GEMM of every rank (node workload), and its results exact",
+     {MIN_P("TFLOP/s per rank"),
+      BASE_P,
+      {"dtype", SP_PARAM_STR, 0, "float (default), double, half or bfloat16"}},
      sp__check_perf,
      NULL,
      NULL},
     {"allreduce_busbw_gbps",
      "perf",
      "all_reduce bus bandwidth at a size (coll sweep)",
-     {MIN_P("GB/s"), {"size", SP_PARAM_STR, 0, "message size, e.g. \"64M\" (default 64M)"}},
+     {MIN_P("GB/s"), BASE_P, {"size", SP_PARAM_STR, 0, "message size, e.g. \"64M\" (default 64M)"}},
      sp__check_perf,
      NULL,
      NULL},
@@ -199,8 +206,8 @@ const sp_check_def_t sp_check_defs[] = {
      "perf",
      "proxy step time against --baseline",
      {{"max_slowdown_pct", SP_PARAM_NUM, 1, "percent slower than the baseline that fails"}},
-     sp__check_perf,
      NULL,
+     "the proxy gate is not implemented yet",
      NULL},
     {"links_matrix",
      "perf",
@@ -250,15 +257,15 @@ const char *sp_check_validate(const sp_spec_check_t *c)
             }
         }
     }
-    if (strcmp(name, "gemm_tflops") == 0 && c->val[1].set) {
+    if (strcmp(name, "gemm_tflops") == 0 && c->val[2].set) {
         static const char *const types[] = {"float", "double", "half", "bfloat16"};
-        if (!in_list(c->val[1].str, types, 4)) {
+        if (!in_list(c->val[2].str, types, 4)) {
             return "'dtype' must be float, double, half or bfloat16";
         }
     }
-    if (strcmp(name, "allreduce_busbw_gbps") == 0 && c->val[1].set) {
+    if (strcmp(name, "allreduce_busbw_gbps") == 0 && c->val[2].set) {
         uint64_t bytes = 0;
-        if (sp_parse_size(c->val[1].str, &bytes) != SP_OK || bytes == 0) {
+        if (sp_parse_size(c->val[2].str, &bytes) != SP_OK || bytes == 0) {
             return "'size' must be a size such as \"64M\"";
         }
     }

@@ -185,7 +185,21 @@ void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_che
         v = gemm ? p->gemm_tflops : busbw ? p->busbw_gbps : p->triad_gbps;
         evidence = gemm ? p->gemm_evidence : busbw ? p->busbw_evidence : p->triad_evidence;
     }
-    snprintf(r->threshold, sizeof(r->threshold), ">= %g", c->val[0].num);
+    double limit = c->val[0].set ? c->val[0].num : -INFINITY;
+    double from_base = c->val[1].set ? c->val[1].num / 100.0 * c->baseline : NAN;
+
+    /* the higher of the two floors when both are given */
+    if (!isnan(from_base) && from_base > limit) {
+        limit = from_base;
+    }
+    snprintf(r->threshold, sizeof(r->threshold), ">= %.4g", limit);
+    if (isinf(limit)) {
+        snprintf(r->threshold, sizeof(r->threshold), ">= %g%% of a baseline", c->val[1].num);
+    }
+    if (!isnan(from_base)) {
+        snprintf(r->threshold, sizeof(r->threshold), ">= %.4g (%g%% of %.4g)", limit, c->val[1].num,
+                 c->baseline);
+    }
     if (isnan(v)) {
         r->verdict = SP_VERDICT_NA;
         snprintf(r->value_text, sizeof(r->value_text), "-");
@@ -195,7 +209,12 @@ void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_che
                                              : "the gate did not run");
         return;
     }
-    sp__check_limit(c, v, c->val[0].num, 0, r);
+    {
+        char threshold[sizeof(r->threshold)];
+        memcpy(threshold, r->threshold, sizeof(threshold));
+        sp__check_limit(c, v, limit, 0, r);
+        memcpy(r->threshold, threshold, sizeof(threshold));
+    }
     snprintf(r->value_text, sizeof(r->value_text), "%.4g", v);
     sp__check_note(r, "best of %d attempt(s): %s", p->attempts, evidence);
     if (gemm && p->gemm_wrong > 0) {
@@ -204,7 +223,7 @@ void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_che
         snprintf(r->value_text, sizeof(r->value_text), "%lld wrong", p->gemm_wrong);
     }
     if (busbw && r->verdict != SP_VERDICT_PASS && !p->busbw_slowest) {
-        /* the job's number is below its floor, but the slowest rank is on another node */
+        /* the job's number is below its limit, but the slowest rank is on another node */
         r->verdict = SP_VERDICT_WARN;
         sp__check_note(r, "; the slowest rank is on another node");
     }

@@ -42,10 +42,10 @@ static void gates_of(const sp_spec_t *spec, gates_t *g)
                 g->node = 1;
             } else if (strcmp(name, "gemm_tflops") == 0) {
                 g->node = 1;
-                snprintf(g->dtype, sizeof(g->dtype), "%s", param_str(sc, 1, "float"));
+                snprintf(g->dtype, sizeof(g->dtype), "%s", param_str(sc, 2, "float"));
             } else if (strcmp(name, "allreduce_busbw_gbps") == 0) {
                 g->busbw = 1;
-                snprintf(g->busbw_size, sizeof(g->busbw_size), "%s", param_str(sc, 1, "64M"));
+                snprintf(g->busbw_size, sizeof(g->busbw_size), "%s", param_str(sc, 2, "64M"));
             }
         }
     }

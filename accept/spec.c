@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,7 @@ static sp_status_t parse_check(const spec_ctx_t *sc, const cJSON *item, sp_spec_
     }
     memset(c, 0, sizeof(*c));
     c->def = def;
+    c->baseline = NAN;
     c->line = line_of(sc, item);
     param_list(d, names, sizeof(names));
     cJSON_ArrayForEach(v, item)

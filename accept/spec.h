@@ -30,6 +30,7 @@ typedef struct {
     int line;                              /* of its name in the spec */
     sp_severity_t severity;                /* what breaking a threshold is ("severity") */
     sp_spec_val_t val[SP_SPEC_MAX_PARAMS]; /* by the definition's parameter order */
+    double baseline; /* the baseline's median for this node type and check (--baseline); NAN */
 } sp_spec_check_t;
 
 typedef struct {

@@ -76,6 +76,25 @@ expect delay allreduce_busbw_gbps FAIL "rank 1 late by 1 s every batch"
 grep -q "best of 2 attempt(s)" "$TMP/delay.out" && ok "the busbw gate ran twice before failing" ||
   not_ok "delay evidence: $(grep busbw "$TMP/delay.out")"
 
+# ---- baselines: two good runs -> medians and spreads; floors at a percentage of them ----
+"$SCALEPROBE" accept --make-baseline "$TMP/probe.h5" "$TMP/clean.h5" -O "$TMP/base.json" >"$TMP/mb.out" 2>&1
+if /usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metrics"]["any"]["stream_triad_gbps"]; sys.exit(not (m["n"]==2 and m["runs"]==2 and m["min"]<=m["median"]<=m["max"] and m["mad"]>=0))' "$TMP/base.json"; then
+  ok "make-baseline pools the two runs' triad: median, MAD, min, max, n 2"
+else
+  not_ok "baseline: $(cat "$TMP/mb.out" "$TMP/base.json")"
+fi
+cat >"$TMP/bpct.json" <<'JSON'
+{"node_types": {"any": {"checks": {"stream_triad_gbps": {"baseline_pct": 20}}}}}
+JSON
+"$SCALEPROBE" accept "$TMP/bpct.json" -O "$TMP/nobase.h5" >"$TMP/nobase.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "bpct.json:1: .*baseline_pct but no --baseline" "$TMP/nobase.out" &&
+  ok "baseline_pct without --baseline: exit 2 naming the line" || not_ok "no baseline: exit $rc $(cat "$TMP/nobase.out")"
+env SCALEPROBE_TEST_SLOW=1:10 timeout 300 mpirun -np 2 -x SCALEPROBE_TEST_SLOW "$SCALEPROBE" accept \
+  "$TMP/bpct.json" --baseline "$TMP/base.json" -O "$TMP/bslow2.h5" >"$TMP/bslow.out" 2>&1 </dev/null
+expect bslow stream_triad_gbps FAIL "a rank slowed 10x against 20% of the baseline"
+grep -q "(20% of " "$TMP/bslow.out" && ok "the threshold shows the baseline" || not_ok "baseline threshold"
+
 "$SCALEPROBE" accept "$TMP/gates.json" --health-only -O "$TMP/ho.h5" >"$TMP/ho.out" 2>&1
 expect ho stream_triad_gbps N/A "--health-only"
 finish
