@@ -8,7 +8,7 @@ set -euo pipefail
 top=${SP_CHECK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top"
 
-layers=(src/base topo src/runtime collectives node links proxies analysis src)
+layers=(src/base topo src/runtime collectives node links proxies analysis accept src)
 max_file_lines=${SP_MAX_FILE_LINES:-800}
 max_function_lines=${SP_MAX_FUNCTION_LINES:-100}
 

@@ -11,6 +11,9 @@ packages=(
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libhwloc-dev libcmocka-dev
+  # `scaleprobe accept`: its spec and baseline files (cJSON); its tests check the JUnit XML with a
+  # JUnit reader (junitparser) and the schema (xmllint)
+  libcjson-dev python3-junitparser libxml2-utils
   # `scaleprobe node`: the host GEMM (CBLAS)
   libopenblas-dev
 )

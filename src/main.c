@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "accept_cmd.h"
 #include "coll_cmd.h"
 #include "compare.h"
 #include "export.h"
@@ -28,6 +29,7 @@ static const subcommand_t subcommands[] = {
     {"compare", sp_compare_main, "A/B of two result files: differences, ratios with CIs (no MPI)"},
     {"predict", sp_predict_main, "predict a proxy step from a sweep or alpha-beta model (no MPI)"},
     {"regress", sp_regress_main, "change points over a series of result files (no MPI)"},
+    {"accept", sp_accept_main, "acceptance gates: health and performance against a spec"},
     {"export", sp_export_main, "timeline as a Chrome/Perfetto trace, tables as CSV (no MPI)"},
 };
 

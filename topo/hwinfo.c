@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
+#include "nvml.h"
 
 /* Append name to a comma-separated list, skipping duplicates; a full list is left as it is. */
 static void list_add(char *list, size_t len, const char *name)
@@ -172,76 +173,13 @@ void sp_hwinfo_cpu_model(sp_fp_rank_t *r)
     }
 }
 
-/* ---- NVML, declared here: its header is not needed to build ---- */
-
-typedef void *nvml_dev_t;
-typedef struct {
-    char bus_id_legacy[16];
-    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-    char bus_id[32];
-} nvml_pci_t; /* nvmlPciInfo_t */
-
-enum { NVML_OK = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_MAX_LINKS = 18 };
-
-typedef struct {
-    int (*init)(void);
-    int (*shutdown)(void);
-    const char *(*error_string)(int);
-    int (*driver_version)(char *, unsigned);
-    int (*cuda_driver_version)(int *);
-    int (*count)(unsigned *);
-    int (*by_index)(unsigned, nvml_dev_t *);
-    int (*by_bus_id)(const char *, nvml_dev_t *);
-    int (*by_uuid)(const char *, nvml_dev_t *);
-    int (*name)(nvml_dev_t, char *, unsigned);
-    int (*uuid)(nvml_dev_t, char *, unsigned);
-    int (*pci)(nvml_dev_t, nvml_pci_t *);
-    int (*app_clock)(nvml_dev_t, int, unsigned *);
-    int (*max_clock)(nvml_dev_t, int, unsigned *);
-    int (*power_limit)(nvml_dev_t, unsigned *);
-    int (*ecc)(nvml_dev_t, int *, int *);
-    int (*nvlink_state)(nvml_dev_t, unsigned, int *);
-} nvml_api_t;
-
-/* Store symbol sym of lib (NULL when missing) into the function pointer at fn_p: POSIX lets
- * dlsym's object pointer stand for a function; memcpy keeps the conversion free of aliasing. */
-static void sym_load(void *lib, const char *sym, void *fn_p)
-{
-    void *p = dlsym(lib, sym);
-
-    memcpy(fn_p, &p, sizeof(p));
-}
-
-static int nvml_load(void *lib, nvml_api_t *api)
-{
-    memset(api, 0, sizeof(*api));
-    sym_load(lib, "nvmlInit_v2", &api->init);
-    sym_load(lib, "nvmlShutdown", &api->shutdown);
-    sym_load(lib, "nvmlErrorString", &api->error_string);
-    sym_load(lib, "nvmlSystemGetDriverVersion", &api->driver_version);
-    sym_load(lib, "nvmlSystemGetCudaDriverVersion", &api->cuda_driver_version);
-    sym_load(lib, "nvmlDeviceGetCount_v2", &api->count);
-    sym_load(lib, "nvmlDeviceGetHandleByIndex_v2", &api->by_index);
-    sym_load(lib, "nvmlDeviceGetHandleByPciBusId_v2", &api->by_bus_id);
-    sym_load(lib, "nvmlDeviceGetHandleByUUID", &api->by_uuid);
-    sym_load(lib, "nvmlDeviceGetName", &api->name);
-    sym_load(lib, "nvmlDeviceGetUUID", &api->uuid);
-    sym_load(lib, "nvmlDeviceGetPciInfo_v3", &api->pci);
-    sym_load(lib, "nvmlDeviceGetApplicationsClock", &api->app_clock);
-    sym_load(lib, "nvmlDeviceGetMaxClockInfo", &api->max_clock);
-    sym_load(lib, "nvmlDeviceGetEnforcedPowerLimit", &api->power_limit);
-    sym_load(lib, "nvmlDeviceGetEccMode", &api->ecc);
-    sym_load(lib, "nvmlDeviceGetNvLinkState", &api->nvlink_state);
-    /* the few every query needs; the rest are optional per property */
-    return api->init != NULL && api->shutdown != NULL && api->count != NULL &&
-           api->by_index != NULL;
-}
+/* ---- NVML (nvml.h) ---- */
 
 /* The device CUDA would give this rank, by CUDA_VISIBLE_DEVICES (NVML numbers every GPU of the
  * node and ignores it): entry local_rank % entries of the list, an NVML index or a GPU UUID.
  * 0 when the variable is unset or the entry cannot be resolved (nothing is then recorded:
  * guessing would record another GPU's clocks). */
-static int visible_device(const nvml_api_t *api, int local_rank, nvml_dev_t *dev)
+static int visible_device(const sp_nvml_t *api, int local_rank, sp_nvml_dev_t *dev)
 {
     const char *v = getenv("CUDA_VISIBLE_DEVICES");
     char list[256], *save = NULL, *tok;
@@ -265,21 +203,21 @@ static int visible_device(const nvml_api_t *api, int local_rank, nvml_dev_t *dev
         return 0;
     }
     if (strncmp(tok, "GPU-", 4) == 0 || strncmp(tok, "MIG-", 4) == 0) {
-        return api->by_uuid != NULL && api->by_uuid(tok, dev) == NVML_OK;
+        return api->by_uuid != NULL && api->by_uuid(tok, dev) == SP_NVML_OK;
     }
     {
         char *end = NULL;
         long idx = strtol(tok, &end, 10);
         return end != tok && *end == '\0' && idx >= 0 &&
-               api->by_index((unsigned)idx, dev) == NVML_OK;
+               api->by_index((unsigned)idx, dev) == SP_NVML_OK;
     }
 }
 
-static void nvml_device(const nvml_api_t *api, nvml_dev_t dev, sp_fp_rank_t *r)
+static void nvml_device(const sp_nvml_t *api, sp_nvml_dev_t dev, sp_fp_rank_t *r)
 {
     unsigned v = 0;
     int cur = 0, pending = 0;
-    nvml_pci_t pci;
+    sp_nvml_pci_t pci;
 
     if (api->name != NULL) {
         api->name(dev, r->gpu_name, sizeof(r->gpu_name));
@@ -288,30 +226,30 @@ static void nvml_device(const nvml_api_t *api, nvml_dev_t dev, sp_fp_rank_t *r)
         api->uuid(dev, r->gpu_uuid, sizeof(r->gpu_uuid));
     }
     memset(&pci, 0, sizeof(pci));
-    if (api->pci != NULL && api->pci(dev, &pci) == NVML_OK) {
+    if (api->pci != NULL && api->pci(dev, &pci) == SP_NVML_OK) {
         snprintf(r->gpu_bus_id, sizeof(r->gpu_bus_id), "%08x:%02x:%02x.0", pci.domain, pci.bus,
                  pci.device);
     }
     /* application clocks are what a kernel runs at unless boosted; a GPU set lower shows here */
-    if ((api->app_clock != NULL && api->app_clock(dev, NVML_CLOCK_SM, &v) == NVML_OK) ||
-        (api->max_clock != NULL && api->max_clock(dev, NVML_CLOCK_SM, &v) == NVML_OK)) {
+    if ((api->app_clock != NULL && api->app_clock(dev, SP_NVML_CLOCK_SM, &v) == SP_NVML_OK) ||
+        (api->max_clock != NULL && api->max_clock(dev, SP_NVML_CLOCK_SM, &v) == SP_NVML_OK)) {
         r->sm_clock_mhz = (int)v;
     }
-    if ((api->app_clock != NULL && api->app_clock(dev, NVML_CLOCK_MEM, &v) == NVML_OK) ||
-        (api->max_clock != NULL && api->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_OK)) {
+    if ((api->app_clock != NULL && api->app_clock(dev, SP_NVML_CLOCK_MEM, &v) == SP_NVML_OK) ||
+        (api->max_clock != NULL && api->max_clock(dev, SP_NVML_CLOCK_MEM, &v) == SP_NVML_OK)) {
         r->mem_clock_mhz = (int)v;
     }
-    if (api->power_limit != NULL && api->power_limit(dev, &v) == NVML_OK) {
+    if (api->power_limit != NULL && api->power_limit(dev, &v) == SP_NVML_OK) {
         r->power_limit_w = (int)(v / 1000); /* NVML reports milliwatts */
     }
-    if (api->ecc != NULL && api->ecc(dev, &cur, &pending) == NVML_OK) {
+    if (api->ecc != NULL && api->ecc(dev, &cur, &pending) == SP_NVML_OK) {
         r->ecc = cur != 0;
     }
     if (api->nvlink_state != NULL) {
         int active = 0, any = 0;
-        for (unsigned l = 0; l < NVML_MAX_LINKS; l++) {
+        for (unsigned l = 0; l < SP_NVML_MAX_LINKS; l++) {
             int on = 0;
-            if (api->nvlink_state(dev, l, &on) == NVML_OK) {
+            if (api->nvlink_state(dev, l, &on) == SP_NVML_OK) {
                 any = 1;
                 active += on != 0;
             }
@@ -323,27 +261,12 @@ static void nvml_device(const nvml_api_t *api, nvml_dev_t dev, sp_fp_rank_t *r)
 
 void sp_hwinfo_nvml(const char *bus_id, int local_rank, sp_fp_rank_t *r)
 {
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    nvml_api_t api;
-    nvml_dev_t dev = NULL;
+    sp_nvml_t api;
+    sp_nvml_dev_t dev = NULL;
     unsigned count = 0;
-    int rc;
 
     snprintf(r->gpu_source, sizeof(r->gpu_source), "none");
-    if (lib == NULL) {
-        snprintf(r->nvml, sizeof(r->nvml), "absent");
-        return;
-    }
-    if (!nvml_load(lib, &api)) {
-        snprintf(r->nvml, sizeof(r->nvml), "absent (incomplete library)");
-        dlclose(lib);
-        return;
-    }
-    rc = api.init();
-    if (rc != NVML_OK) {
-        snprintf(r->nvml, sizeof(r->nvml), "%.40s",
-                 api.error_string != NULL ? api.error_string(rc) : "nvmlInit failed");
-        dlclose(lib);
+    if (!sp_nvml_open(&api, r->nvml, sizeof(r->nvml))) {
         return;
     }
     snprintf(r->nvml, sizeof(r->nvml), "ok");
@@ -352,17 +275,17 @@ void sp_hwinfo_nvml(const char *bus_id, int local_rank, sp_fp_rank_t *r)
     }
     if (r->cuda_driver[0] == '\0' && api.cuda_driver_version != NULL) {
         int v = 0;
-        if (api.cuda_driver_version(&v) == NVML_OK) {
+        if (api.cuda_driver_version(&v) == SP_NVML_OK) {
             sp_gpu_cuda_version_str(v, r->cuda_driver, sizeof(r->cuda_driver));
         }
     }
     if (bus_id != NULL && bus_id[0] != '\0' && strcmp(bus_id, "-") != 0 && api.by_bus_id != NULL &&
-        api.by_bus_id(bus_id, &dev) == NVML_OK) {
+        api.by_bus_id(bus_id, &dev) == SP_NVML_OK) {
         snprintf(r->gpu_source, sizeof(r->gpu_source), "backend");
     } else if (visible_device(&api, local_rank, &dev)) {
         snprintf(r->gpu_source, sizeof(r->gpu_source), "CUDA_VISIBLE_DEVICES");
-    } else if (getenv("CUDA_VISIBLE_DEVICES") == NULL && api.count(&count) == NVML_OK &&
-               count > 0 && api.by_index((unsigned)local_rank % count, &dev) == NVML_OK) {
+    } else if (getenv("CUDA_VISIBLE_DEVICES") == NULL && api.count(&count) == SP_NVML_OK &&
+               count > 0 && api.by_index((unsigned)local_rank % count, &dev) == SP_NVML_OK) {
         snprintf(r->gpu_source, sizeof(r->gpu_source), "local rank");
     } else {
         dev = NULL;
@@ -370,8 +293,7 @@ void sp_hwinfo_nvml(const char *bus_id, int local_rank, sp_fp_rank_t *r)
     if (dev != NULL) {
         nvml_device(&api, dev, r);
     }
-    api.shutdown();
-    dlclose(lib);
+    sp_nvml_close(&api);
 }
 
 /* A symbol of a library this process has already loaded: first the global scope, then the

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 fresh() {
     rm -rf "$tmp/tree"
     mkdir -p "$tmp/tree/src"
-    for d in src/base src/runtime topo collectives node links proxies analysis; do
+    for d in src/base src/runtime topo collectives node links proxies analysis accept; do
         mkdir -p "$tmp/tree/$d"
         cp "$src/$d"/*.[ch] "$tmp/tree/$d/" 2>/dev/null || true
         cp "$src/$d"/*.cu "$tmp/tree/$d/" 2>/dev/null || true
