@@ -16,12 +16,7 @@ sp_status_t sp__nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **st
     nccl_state_t *st = state;
     MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
     sp_stream_t *s = calloc(1, sizeof(*s));
-    struct {
-        int ok;
-        ncclUniqueId id;
-    } boot;
     sp_status_t status = s == NULL ? SP_ERR_NOMEM : SP_OK;
-    int mine, all = 0;
 
     if (s != NULL) {
         MPI_Comm_rank(comm, &s->rank);
@@ -29,20 +24,15 @@ sp_status_t sp__nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **st
         status = cuda_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
                             "cudaStreamCreateWithFlags");
     }
-    memset(&boot, 0, sizeof(boot));
-    if (status == SP_OK && s->rank == 0) {
-        status = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId");
-    }
-    /* nobody enters the group's init unless every member is ready and the id is good */
-    mine = status == SP_OK;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    boot.ok = all;
-    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, comm);
-    if (!boot.ok) {
-        status = status != SP_OK ? status : SP_ERR_PEER;
-    } else {
-        status = nccl_check(st, ncclCommInitRank(&s->nccl, s->nranks, boot.id, s->rank),
-                            "ncclCommInitRank (stream)");
+    /* collective even when this rank failed, so the group's other members do not wait */
+    {
+        ncclComm_t nc = NULL;
+        sp_status_t made = sp__nccl_comm_create(st, comm, status == SP_OK, &nc,
+                                                "ncclCommInitRank (stream)");
+        status = status != SP_OK ? status : made;
+        if (s != NULL) {
+            s->nccl = nc;
+        }
     }
     if (status != SP_OK) {
         if (s != NULL) {
@@ -70,7 +60,16 @@ void sp__nccl_stream_destroy(void *state, sp_stream_t *stream)
         }
     }
     if (stream->nccl != NULL) {
-        ncclCommDestroy(stream->nccl);
+        ncclResult_t async = ncclSuccess;
+        if (st->api.CommGetAsyncError(stream->nccl, &async) != ncclSuccess) {
+            async = ncclInternalError;
+        }
+        /* destroy waits for the communicator's work: only when there is none left */
+        if (cudaStreamQuery(stream->stream) == cudaSuccess && async == ncclSuccess) {
+            st->api.CommDestroy(stream->nccl);
+        } else {
+            st->api.CommAbort(stream->nccl);
+        }
     }
     cudaStreamDestroy(stream->stream);
     free(stream);
@@ -80,7 +79,7 @@ sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm
                                  const void *send, void *recv)
 {
     nccl_state_t *st = state;
-    nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
+    nccl_place_t at = {&st->api, stream->nccl, stream->stream, stream->rank, stream->nranks};
 
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
@@ -105,8 +104,11 @@ static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int se
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
     }
-    rc = send ? ncclSend(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
-              : ncclRecv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
+    rc = send ? st->api.Send(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
+              : st->api.Recv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
+    if (rc == ncclInProgress) {
+        return sp__nccl_settle(st, stream->nccl, rc, send ? "ncclSend" : "ncclRecv");
+    }
     return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
 }
 

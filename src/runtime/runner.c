@@ -525,6 +525,9 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     status = close_result(r, status);
     sp_timeline_cleanup(&r->ctx.timeline);
     sp_watchdog_stop(r->ctx.watchdog);
+    if (status != SP_OK) {
+        sp_backend_abort(&r->ctx.backend); /* never a destroy that waits on a failed peer */
+    }
     sp_backend_close(&r->ctx.backend);
 out_topo:
     sp_topo_cleanup(&r->ctx.topo);

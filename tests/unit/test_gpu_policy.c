@@ -1,0 +1,102 @@
+/* Unit tests of the nccl backend's host-side decisions (topo/gpu_policy.h): shared devices,
+ * when to abort, the non-blocking init's deadline, the lanes' hardware queues. No GPU needed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "gpu_policy.h"
+#include "gpu_util.h"
+
+#define BUS 16
+
+static void test_shared_device_none(void **state)
+{
+    /* srun --gpus-per-task=1: every rank sees device 0, but each its own GPU */
+    char ids[4][BUS] = {"0000:18:00.0", "0000:2A:00.0", "0000:3A:00.0", "0000:5D:00.0"};
+    int a = -1, b = -1;
+
+    (void)state;
+    assert_int_equal(sp_gpu_find_shared_device(&ids[0][0], BUS, 4, &a, &b), 0);
+    assert_int_equal(a, -1);
+    assert_int_equal(b, -1);
+    assert_int_equal(sp_gpu_find_shared_device(&ids[0][0], BUS, 1, &a, &b), 0);
+}
+
+static void test_shared_device_found(void **state)
+{
+    /* 4 ranks, 2 GPUs visible to all: ranks 0 and 2 land on the same one */
+    char ids[4][BUS] = {"0000:18:00.0", "0000:2A:00.0", "0000:18:00.0", "0000:2A:00.0"};
+    int a = -1, b = -1;
+
+    (void)state;
+    assert_int_equal(sp_gpu_find_shared_device(&ids[0][0], BUS, 4, &a, &b), 1);
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 2);
+    /* only the last pair shares */
+    strcpy(ids[2], "0000:3A:00.0");
+    assert_int_equal(sp_gpu_find_shared_device(&ids[0][0], BUS, 4, &a, &b), 1);
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 3);
+}
+
+static void test_must_abort(void **state)
+{
+    (void)state;
+    assert_int_equal(sp_gpu_must_abort(0, 0), 0);
+    /* still running, or a non-blocking communicator still busy: keep waiting */
+    assert_int_equal(sp_gpu_must_abort(SP_CUDA_ERROR_NOT_READY, 0), 0);
+    assert_int_equal(sp_gpu_must_abort(0, SP_NCCL_IN_PROGRESS), 0);
+    /* an NCCL async error (ncclSystemError 2, ncclRemoteError 6) */
+    assert_int_equal(sp_gpu_must_abort(0, 2), 1);
+    assert_int_equal(sp_gpu_must_abort(SP_CUDA_ERROR_NOT_READY, 6), 1);
+    /* a sticky CUDA error: cudaErrorIllegalAddress 700, cudaErrorLaunchFailure 719 */
+    assert_int_equal(sp_gpu_must_abort(700, 0), 1);
+    assert_int_equal(sp_gpu_must_abort(719, SP_NCCL_IN_PROGRESS), 1);
+}
+
+static void test_init_progress(void **state)
+{
+    (void)state;
+    assert_int_equal(sp_gpu_init_progress(0, 10, 5), SP_GPU_INIT_DONE);
+    assert_int_equal(sp_gpu_init_progress(SP_NCCL_IN_PROGRESS, 4, 5), SP_GPU_INIT_WAIT);
+    assert_int_equal(sp_gpu_init_progress(SP_NCCL_IN_PROGRESS, 5, 5), SP_GPU_INIT_EXPIRED);
+    assert_int_equal(sp_gpu_init_progress(SP_NCCL_IN_PROGRESS, 6, 5), SP_GPU_INIT_EXPIRED);
+    /* an error ends the wait at once, before the deadline too */
+    assert_int_equal(sp_gpu_init_progress(2, 1, 5), SP_GPU_INIT_FAILED);
+    assert_int_equal(sp_gpu_init_progress(SP_NCCL_INVALID_USAGE, 1, 5), SP_GPU_INIT_FAILED);
+}
+
+static void test_max_connections(void **state)
+{
+    (void)state;
+    /* CUDA's default 8 queues are enough for 7 lanes and the backend's own stream */
+    assert_int_equal(sp_gpu_max_connections(3, NULL), 0);
+    assert_int_equal(sp_gpu_max_connections(7, NULL), 0);
+    assert_int_equal(sp_gpu_max_connections(8, NULL), 9);
+    assert_int_equal(sp_gpu_max_connections(12, ""), 13);
+    assert_int_equal(sp_gpu_max_connections(40, NULL), 32);
+    /* the user's setting stands */
+    assert_int_equal(sp_gpu_max_connections(12, "1"), 0);
+}
+
+static void test_block_impl(void **state)
+{
+    (void)state;
+    assert_string_equal(sp_gpu_block_impl(1), "nccl");
+    assert_string_equal(sp_gpu_block_impl(0), "grouped_p2p");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_device_none), cmocka_unit_test(test_shared_device_found),
+        cmocka_unit_test(test_must_abort),         cmocka_unit_test(test_init_progress),
+        cmocka_unit_test(test_max_connections),    cmocka_unit_test(test_block_impl),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

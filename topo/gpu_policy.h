@@ -1,0 +1,50 @@
+/* Decisions of the nccl backend that need no CUDA headers, so they are unit tested on machines
+ * without a GPU: which ranks share a device, when to abort communicators, how a non-blocking
+ * communicator's creation ends, the proxy lanes' hardware queues, the block exchanges' NCCL call. */
+#ifndef SP_GPU_POLICY_H
+#define SP_GPU_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_CUDA_ERROR_NOT_READY 600
+
+/*
+ * Two ranks of one node on one device (NCCL refuses that). bus_ids holds n NUL-terminated PCI
+ * bus ids, stride bytes apart, indexed by node-local rank. Returns 1 with the first such pair
+ * (*first_p < *second_p), else 0 and the outputs untouched.
+ */
+int sp_gpu_find_shared_device(const char *bus_ids, size_t stride, int n, int *first_p,
+                              int *second_p);
+
+/*
+ * 1 when the rank must abort every communicator it has: a CUDA error other than success and
+ * "not ready" (a sticky error leaves kernels that never finish, so cudaFree and ncclCommDestroy
+ * would wait for ever), or an NCCL asynchronous error other than success and "in progress".
+ */
+int sp_gpu_must_abort(int cuda_error, int nccl_async);
+
+typedef enum {
+    SP_GPU_INIT_DONE,    /* the communicator is ready */
+    SP_GPU_INIT_WAIT,    /* still in progress, before the deadline: poll again */
+    SP_GPU_INIT_FAILED,  /* NCCL reported an error: abort it */
+    SP_GPU_INIT_EXPIRED, /* still in progress at the deadline: abort it */
+} sp_gpu_init_state_t;
+
+/* One poll of a non-blocking ncclCommInitRankConfig: its asynchronous state, now and the
+ * deadline (both on one monotonic clock). */
+sp_gpu_init_state_t sp_gpu_init_progress(int nccl_async, uint64_t now_ns, uint64_t deadline_ns);
+
+/*
+ * CUDA_DEVICE_MAX_CONNECTIONS for `lanes` concurrent streams (CUDA's default is 8 hardware
+ * queues; streams beyond that share queues and falsely serialize): lanes + 1 (the backend's own
+ * stream), at most 32 (CUDA's limit). current is the variable's value (NULL: unset). Returns the
+ * value to set, or 0 to leave it: when the user set it, or the default is enough.
+ */
+int sp_gpu_max_connections(int lanes, const char *current);
+
+/* The NCCL call of a block exchange (alltoall, gather, scatter): NCCL's own where the library
+ * has it (have_native, NCCL 2.28+), grouped send/recv otherwise; the name /fingerprint records. */
+const char *sp_gpu_block_impl(int have_native);
+
+#endif
