@@ -53,6 +53,19 @@ int sp_gpu_max_connections(int lanes, const char *current)
     return want > 32 ? 32 : want;
 }
 
+uint64_t sp_gpu_group_deadline(sp_gpu_deadline_t *d, uint64_t now_ns, uint64_t timeout_ns)
+{
+    if (d->at_ns == 0) {
+        d->at_ns = now_ns + timeout_ns;
+    }
+    return d->at_ns;
+}
+
+void sp_gpu_group_reset(sp_gpu_deadline_t *d)
+{
+    d->at_ns = 0;
+}
+
 const char *sp_gpu_block_impl(int have_native)
 {
     return have_native ? "nccl" : "grouped_p2p";

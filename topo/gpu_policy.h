@@ -43,6 +43,17 @@ sp_gpu_init_state_t sp_gpu_init_progress(int nccl_async, uint64_t now_ns, uint64
  */
 int sp_gpu_max_connections(int lanes, const char *current);
 
+/* One deadline for a group of waits (the proxy's per-lane waits at the end of a step): the first
+ * wait after an enqueue sets now + timeout, the waits after it share that deadline, so waiting
+ * on every lane takes at most one timeout, not one per lane (which would outlast the watchdog).
+ * An enqueue starts a new group (sp_gpu_group_reset). */
+typedef struct {
+    uint64_t at_ns; /* 0: no group open */
+} sp_gpu_deadline_t;
+
+uint64_t sp_gpu_group_deadline(sp_gpu_deadline_t *d, uint64_t now_ns, uint64_t timeout_ns);
+void sp_gpu_group_reset(sp_gpu_deadline_t *d);
+
 /* The NCCL call of a block exchange (alltoall, gather, scatter): NCCL's own where the library
  * has it (have_native, NCCL 2.28+), grouped send/recv otherwise; the name /fingerprint records. */
 const char *sp_gpu_block_impl(int have_native);

@@ -135,7 +135,15 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
     MPI_Comm_size(comm, &nranks);
     err[0] = '\0';
     if (kind == SP_BACKEND_AUTO || kind == SP_BACKEND_NCCL) {
-        int ngpu = sp_backend_gpu_count(why, sizeof(why));
+        int ngpu;
+        int conn = sp_gpu_max_connections(cfg->streams, getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
+        if (conn > 0) {
+            /* before the first CUDA call: the device's context reads it once, at creation */
+            char v[16];
+            snprintf(v, sizeof(v), "%d", conn);
+            setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0);
+        }
+        ngpu = sp_backend_gpu_count(why, sizeof(why));
         int device = -1;
         ok = ngpu > 0 && sp_gpu_select_device(cfg->local_rank, cfg->local_size, ngpu, cfg->device,
                                               &device, why, sizeof(why)) == SP_OK;

@@ -30,6 +30,7 @@ typedef struct {
     int device;           /* device override, -1: from the node-local rank */
     double timeout_s;     /* bound on every wait for the device */
     int cuda_graph;       /* time batches as captured CUDA graphs (nccl) */
+    int streams;          /* concurrent streams the workload will open (nccl: hardware queues) */
 } sp_backend_config_t;
 
 #define SP_BACKEND_MAX_KV 16

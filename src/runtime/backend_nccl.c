@@ -644,6 +644,11 @@ static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, cons
 
     if (st->cuda_graph && !same_graph(st, call, send, recv, k)) {
         status = capture_batch(st, call, send, recv, k);
+        /* the first launch of a new graph uploads it to the device: once, untimed, so no
+         * sample pays for it (in-place data is verified on fresh input after the samples) */
+        if (status == SP_OK) {
+            status = cuda_check(cudaGraphLaunch(st->graph, st->stream), "cudaGraphLaunch");
+        }
         if (status != SP_OK) {
             return status;
         }

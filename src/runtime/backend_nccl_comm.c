@@ -40,8 +40,13 @@ static void nap_20us(void)
 sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
                                      cudaError_t (*query)(void *), void *what_obj, const char *what)
 {
-    uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
+    return sp__nccl_wait_until(st, comm, query, what_obj, what,
+                               sp_time_ns() + (uint64_t)(st->timeout_s * 1e9));
+}
 
+sp_status_t sp__nccl_wait_until(nccl_state_t *st, ncclComm_t *comm, cudaError_t (*query)(void *),
+                                void *what_obj, const char *what, uint64_t deadline)
+{
     for (;;) {
         cudaError_t rc = query(what_obj);
         ncclResult_t async = ncclSuccess;

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "backend_nccl_api.h"
+#include "gpu_policy.h"
 #include "gpu_util.h"
 #include "log.h"
 
@@ -33,6 +34,7 @@ typedef struct {
     char device_name[128];
     char bus_id[32];
     struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
+    sp_gpu_deadline_t lanes_deadline; /* shared by the waits on the streams after an enqueue */
 } nccl_state_t;
 
 struct sp_event {
@@ -106,6 +108,10 @@ sp_status_t sp__nccl_settle(nccl_state_t *st, ncclComm_t comm, ncclResult_t rc, 
 sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
                                      cudaError_t (*query)(void *), void *what_obj,
                                      const char *what);
+
+/* The same, until an absolute deadline (sp_time_ns's clock). */
+sp_status_t sp__nccl_wait_until(nccl_state_t *st, ncclComm_t *comm, cudaError_t (*query)(void *),
+                                void *what_obj, const char *what, uint64_t deadline_ns);
 
 /* Enqueue one call at a place (the backend's communicator and stream, or a proxy stream's). */
 sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,

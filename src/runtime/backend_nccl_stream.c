@@ -6,6 +6,7 @@
 
 #include "backend_nccl_impl.h"
 #include "backend_nccl_kernels.h"
+#include "timeutil.h"
 
 /* Streams of the proxy engine: a CUDA stream each, with its own NCCL communicator over the
  * stream's group (one communicator per stream, so operations of different streams never share a
@@ -81,6 +82,8 @@ sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm
     nccl_state_t *st = state;
     nccl_place_t at = {&st->api, stream->nccl, stream->stream, stream->rank, stream->nranks};
 
+    sp_gpu_group_reset(&st->lanes_deadline);
+
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
     }
@@ -89,7 +92,7 @@ sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm
 
 sp_status_t sp__nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
 {
-    (void)state;
+    sp_gpu_group_reset(&((nccl_state_t *)state)->lanes_deadline);
     return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
 }
 
@@ -101,6 +104,7 @@ static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int se
 {
     ncclResult_t rc;
 
+    sp_gpu_group_reset(&st->lanes_deadline);
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
     }
@@ -138,8 +142,13 @@ sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *e
     return cuda_check(cudaStreamWaitEvent(stream->stream, event->ev, 0), "cudaStreamWaitEvent");
 }
 
+/* The engine waits on its lanes one after another: one deadline for all of them. */
 sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream)
 {
-    return sp__nccl_bounded_wait_on(state, &stream->nccl, sp__nccl_query_stream, stream->stream,
-                                    "waiting for a proxy stream");
+    nccl_state_t *st = state;
+    uint64_t deadline = sp_gpu_group_deadline(&st->lanes_deadline, sp_time_ns(),
+                                              (uint64_t)(st->timeout_s * 1e9));
+
+    return sp__nccl_wait_until(st, &stream->nccl, sp__nccl_query_stream, stream->stream,
+                               "waiting for a proxy stream", deadline);
 }

@@ -390,6 +390,7 @@ static sp_status_t open_backend(run_t *r)
     cfg.device = (int)r->ro->device;
     cfg.timeout_s = r->ro->timeout;
     cfg.cuda_graph = r->x.cuda_graph;
+    cfg.streams = r->x.streams;
     cfg.local_rank = ctx->topo.local_rank;
     cfg.local_size = ctx->topo.local_size;
     status = sp_agree(ctx->world, sp_watchdog_start(ctx->world, cfg.timeout_s, &ctx->watchdog));

@@ -83,6 +83,22 @@ static void test_max_connections(void **state)
     assert_int_equal(sp_gpu_max_connections(12, "1"), 0);
 }
 
+static void test_group_deadline(void **state)
+{
+    sp_gpu_deadline_t d = {0};
+
+    (void)state;
+    /* 12 lanes waited on one after another share the first wait's deadline */
+    assert_int_equal(sp_gpu_group_deadline(&d, 1000, 500), 1500);
+    for (int lane = 1; lane < 12; lane++) {
+        assert_int_equal(sp_gpu_group_deadline(&d, 1000 + 100 * (uint64_t)lane, 500), 1500);
+    }
+    /* the next step's enqueues open a new group */
+    sp_gpu_group_reset(&d);
+    assert_int_equal(sp_gpu_group_deadline(&d, 5000, 500), 5500);
+    assert_int_equal(sp_gpu_group_deadline(&d, 5400, 500), 5500);
+}
+
 static void test_block_impl(void **state)
 {
     (void)state;
@@ -96,6 +112,7 @@ int main(void)
         cmocka_unit_test(test_shared_device_none), cmocka_unit_test(test_shared_device_found),
         cmocka_unit_test(test_must_abort),         cmocka_unit_test(test_init_progress),
         cmocka_unit_test(test_max_connections),    cmocka_unit_test(test_block_impl),
+        cmocka_unit_test(test_group_deadline),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
