@@ -1,6 +1,7 @@
 /* Host-side decisions of the nccl backend (gpu_policy.h). */
 #include "gpu_policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,36 @@ uint64_t sp_gpu_group_deadline(sp_gpu_deadline_t *d, uint64_t now_ns, uint64_t t
 void sp_gpu_group_reset(sp_gpu_deadline_t *d)
 {
     d->at_ns = 0;
+}
+
+void sp_gpu_throttle_str(unsigned long long reasons, char *out, size_t len)
+{
+    static const char *const names[] = {
+        "gpu_idle",       "applications_clocks", "sw_power_cap",       "hw_slowdown",
+        "sync_boost",     "sw_thermal",          "hw_thermal",         "hw_power_brake",
+        "display_clocks",
+    };
+    const unsigned n = (unsigned)(sizeof(names) / sizeof(names[0]));
+    size_t used = 0;
+
+    out[0] = '\0';
+    if (reasons == 0) {
+        snprintf(out, len, "none");
+        return;
+    }
+    for (unsigned b = 0; b <= n; b++) {
+        unsigned long long rest = b < n ? 0 : (reasons >> n) << n;
+        int w;
+        if (b < n ? !(reasons & (1ULL << b)) : rest == 0) {
+            continue;
+        }
+        w = b < n ? snprintf(out + used, len - used, "%s%s", used > 0 ? "," : "", names[b])
+                  : snprintf(out + used, len - used, "%s0x%llx", used > 0 ? "," : "", rest);
+        if (w < 0 || (size_t)w >= len - used) {
+            return; /* cut at the buffer's end */
+        }
+        used += (size_t)w;
+    }
 }
 
 const char *sp_gpu_block_impl(int have_native)

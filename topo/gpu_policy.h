@@ -54,6 +54,10 @@ typedef struct {
 uint64_t sp_gpu_group_deadline(sp_gpu_deadline_t *d, uint64_t now_ns, uint64_t timeout_ns);
 void sp_gpu_group_reset(sp_gpu_deadline_t *d);
 
+/* NVML's clock event (throttle) reason bits as names, comma-separated ("gpu_idle,sw_power_cap");
+ * "none" for 0; unknown bits as hex. */
+void sp_gpu_throttle_str(unsigned long long reasons, char *out, size_t len);
+
 /* The NCCL call of a block exchange (alltoall, gather, scatter): NCCL's own where the library
  * has it (have_native, NCCL 2.28+), grouped send/recv otherwise; the name /fingerprint records. */
 const char *sp_gpu_block_impl(int have_native);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_policy.h"
 #include "gpu_util.h"
 
 /* Append name to a comma-separated list, skipping duplicates; a full list is left as it is. */
@@ -198,6 +199,8 @@ typedef struct {
     int (*pci)(nvml_dev_t, nvml_pci_t *);
     int (*app_clock)(nvml_dev_t, int, unsigned *);
     int (*max_clock)(nvml_dev_t, int, unsigned *);
+    int (*cur_clock)(nvml_dev_t, int, unsigned *);
+    int (*throttle)(nvml_dev_t, unsigned long long *);
     int (*power_limit)(nvml_dev_t, unsigned *);
     int (*ecc)(nvml_dev_t, int *, int *);
     int (*nvlink_state)(nvml_dev_t, unsigned, int *);
@@ -229,6 +232,12 @@ static int nvml_load(void *lib, nvml_api_t *api)
     sym_load(lib, "nvmlDeviceGetPciInfo_v3", &api->pci);
     sym_load(lib, "nvmlDeviceGetApplicationsClock", &api->app_clock);
     sym_load(lib, "nvmlDeviceGetMaxClockInfo", &api->max_clock);
+    sym_load(lib, "nvmlDeviceGetClockInfo", &api->cur_clock);
+    /* renamed in CUDA 12.2's NVML; the old name stays exported */
+    sym_load(lib, "nvmlDeviceGetCurrentClocksEventReasons", &api->throttle);
+    if (api->throttle == NULL) {
+        sym_load(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &api->throttle);
+    }
     sym_load(lib, "nvmlDeviceGetEnforcedPowerLimit", &api->power_limit);
     sym_load(lib, "nvmlDeviceGetEccMode", &api->ecc);
     sym_load(lib, "nvmlDeviceGetNvLinkState", &api->nvlink_state);
@@ -300,6 +309,20 @@ static void nvml_device(const nvml_api_t *api, nvml_dev_t dev, sp_fp_rank_t *r)
     if ((api->app_clock != NULL && api->app_clock(dev, NVML_CLOCK_MEM, &v) == NVML_OK) ||
         (api->max_clock != NULL && api->max_clock(dev, NVML_CLOCK_MEM, &v) == NVML_OK)) {
         r->mem_clock_mhz = (int)v;
+    }
+    /* what the device runs at now and why it is held lower (power cap, thermal, ...): a
+     * throttled GPU shows here, not in the application clocks */
+    if (api->cur_clock != NULL && api->cur_clock(dev, NVML_CLOCK_SM, &v) == NVML_OK) {
+        r->sm_clock_now_mhz = (int)v;
+    }
+    if (api->cur_clock != NULL && api->cur_clock(dev, NVML_CLOCK_MEM, &v) == NVML_OK) {
+        r->mem_clock_now_mhz = (int)v;
+    }
+    {
+        unsigned long long reasons = 0;
+        if (api->throttle != NULL && api->throttle(dev, &reasons) == NVML_OK) {
+            sp_gpu_throttle_str(reasons, r->throttle, sizeof(r->throttle));
+        }
     }
     if (api->power_limit != NULL && api->power_limit(dev, &v) == NVML_OK) {
         r->power_limit_w = (int)(v / 1000); /* NVML reports milliwatts */

@@ -99,6 +99,25 @@ static void test_group_deadline(void **state)
     assert_int_equal(sp_gpu_group_deadline(&d, 5400, 500), 5500);
 }
 
+static void test_throttle_str(void **state)
+{
+    char buf[96];
+
+    (void)state;
+    sp_gpu_throttle_str(0, buf, sizeof(buf));
+    assert_string_equal(buf, "none");
+    sp_gpu_throttle_str(0x1, buf, sizeof(buf));
+    assert_string_equal(buf, "gpu_idle");
+    /* a power-capped, thermally slowed GPU */
+    sp_gpu_throttle_str(0x4 | 0x40, buf, sizeof(buf));
+    assert_string_equal(buf, "sw_power_cap,hw_thermal");
+    sp_gpu_throttle_str(0x8 | 0x1000, buf, sizeof(buf));
+    assert_string_equal(buf, "hw_slowdown,0x1000");
+    /* a short buffer is cut, never overrun */
+    sp_gpu_throttle_str(0x1ff, buf, 10);
+    assert_int_equal(strlen(buf), 9);
+}
+
 static void test_block_impl(void **state)
 {
     (void)state;
@@ -112,7 +131,7 @@ int main(void)
         cmocka_unit_test(test_shared_device_none), cmocka_unit_test(test_shared_device_found),
         cmocka_unit_test(test_must_abort),         cmocka_unit_test(test_init_progress),
         cmocka_unit_test(test_max_connections),    cmocka_unit_test(test_block_impl),
-        cmocka_unit_test(test_group_deadline),
+        cmocka_unit_test(test_group_deadline),     cmocka_unit_test(test_throttle_str),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
