@@ -67,6 +67,20 @@ void sp_gpu_group_reset(sp_gpu_deadline_t *d)
     d->at_ns = 0;
 }
 
+double sp_gpu_avg_tolerance(sp_dtype_t dtype, int nranks)
+{
+    /* machine epsilon (2^-(p-1)); the unit roundoff is half of it */
+    static const double eps[SP_DTYPE_COUNT] = {
+        [SP_DTYPE_HALF] = 9.765625e-4, [SP_DTYPE_FLOAT] = 1.1920929e-7,
+        [SP_DTYPE_DOUBLE] = 2.220446049250313e-16, [SP_DTYPE_BFLOAT16] = 7.8125e-3};
+
+    if ((unsigned)dtype >= SP_DTYPE_COUNT || sp_dtype_is_integer(dtype) || nranks < 1 ||
+        (nranks & (nranks - 1)) == 0) {
+        return 0.0;
+    }
+    return (nranks + 2) * eps[dtype] / 2.0;
+}
+
 void sp_gpu_throttle_str(unsigned long long reasons, char *out, size_t len)
 {
     static const char *const names[] = {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
+
 #define SP_CUDA_ERROR_NOT_READY 600
 
 /*
@@ -53,6 +55,15 @@ typedef struct {
 
 uint64_t sp_gpu_group_deadline(sp_gpu_deadline_t *d, uint64_t now_ns, uint64_t timeout_ns);
 void sp_gpu_group_reset(sp_gpu_deadline_t *d);
+
+/*
+ * The relative tolerance (floored at 1 absolute, as the check kernel applies it) for NCCL's avg
+ * of the fill patterns (docs/METHODOLOGY.md): 0 for integer types, and for floating types with
+ * a power-of-two rank count (1/n, every product and every partial sum are exact there); else
+ * (n + 2) unit roundoffs of the type: 1/n, each product and each of the at most n - 1 additions
+ * round once, and the expected value itself is rounded once.
+ */
+double sp_gpu_avg_tolerance(sp_dtype_t dtype, int nranks);
 
 /* NVML's clock event (throttle) reason bits as names, comma-separated ("gpu_idle,sw_power_cap");
  * "none" for 0; unknown bits as hex. */

@@ -308,19 +308,14 @@ static sp_status_t nccl_fill(void *state, const sp_pattern_t *input, void *buf, 
                       "fill kernel");
 }
 
-/* NCCL's avg on floating types pre-multiplies by 1/n, which may round differently from sum/n:
- * allow a few units in the last place there; everything else is compared exactly. */
+/* NCCL's avg on floating types pre-multiplies by 1/n: exact with a power-of-two rank count,
+ * within a stated bound otherwise (sp_gpu_avg_tolerance); everything else is compared exactly. */
 static double check_tolerance(const sp_pattern_t *expected)
 {
-    static const double eps[SP_DTYPE_COUNT] = {
-        [SP_DTYPE_HALF] = 9.77e-4, [SP_DTYPE_FLOAT] = 1.19e-7, [SP_DTYPE_DOUBLE] = 2.22e-16,
-        [SP_DTYPE_BFLOAT16] = 7.81e-3};
-
-    if (!expected->is_red || expected->redop != SP_REDOP_AVG ||
-        sp_dtype_is_integer((sp_dtype_t)expected->dtype)) {
+    if (!expected->is_red || expected->redop != SP_REDOP_AVG) {
         return 0.0;
     }
-    return (expected->nranks + 2) * eps[expected->dtype];
+    return sp_gpu_avg_tolerance((sp_dtype_t)expected->dtype, expected->nranks);
 }
 
 static sp_status_t nccl_sync(void *state)

@@ -118,6 +118,25 @@ static void test_throttle_str(void **state)
     assert_int_equal(strlen(buf), 9);
 }
 
+static void test_avg_tolerance(void **state)
+{
+    (void)state;
+    /* exact: integer types, and any floating type with a power-of-two rank count */
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_INT32, 3) == 0.0);
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_UINT8, 6) == 0.0);
+    for (int n = 1; n <= 4096; n *= 2) {
+        assert_true(sp_gpu_avg_tolerance(SP_DTYPE_BFLOAT16, n) == 0.0);
+        assert_true(sp_gpu_avg_tolerance(SP_DTYPE_HALF, n) == 0.0);
+        assert_true(sp_gpu_avg_tolerance(SP_DTYPE_FLOAT, n) == 0.0);
+    }
+    /* otherwise (n + 2) unit roundoffs: bfloat16 at 6 ranks 8 x 2^-8, half at 96 ranks 98 x 2^-11 */
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_BFLOAT16, 6) == 8.0 / 256.0);
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_HALF, 96) == 98.0 / 2048.0);
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_DOUBLE, 3) == 5.0 * 0x1p-53);
+    /* never more than the old (n + 2) epsilons */
+    assert_true(sp_gpu_avg_tolerance(SP_DTYPE_BFLOAT16, 127) < 129 * 7.81e-3);
+}
+
 static void test_block_impl(void **state)
 {
     (void)state;
@@ -132,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_must_abort),         cmocka_unit_test(test_init_progress),
         cmocka_unit_test(test_max_connections),    cmocka_unit_test(test_block_impl),
         cmocka_unit_test(test_group_deadline),     cmocka_unit_test(test_throttle_str),
+        cmocka_unit_test(test_avg_tolerance),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
