@@ -102,7 +102,7 @@ static void nccl_fini(void *state)
         nccl_abort(st);
     }
     if (st->nccl != NULL) {
-        st->api.CommDestroy(st->nccl);
+        sp__nccl_comm_close(st, st->nccl);
         st->nccl = NULL;
     }
     if (st->graph != NULL) {

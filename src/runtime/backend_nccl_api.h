@@ -19,6 +19,7 @@
     X(GetUniqueId)                                                                                 \
     X(CommInitRankConfig)                                                                          \
     X(CommAbort)                                                                                   \
+    X(CommFinalize)                                                                                \
     X(CommDestroy)                                                                                 \
     X(CommGetAsyncError)                                                                           \
     X(AllReduce)                                                                                   \

@@ -103,6 +103,24 @@ sp_status_t sp__nccl_settle(nccl_state_t *st, ncclComm_t comm, ncclResult_t rc, 
     return SP_OK;
 }
 
+void sp__nccl_comm_close(nccl_state_t *st, ncclComm_t comm)
+{
+    uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
+    ncclResult_t rc = st->api.CommFinalize(comm);
+
+    while (rc == ncclInProgress && sp_time_ns() < deadline) {
+        nap_20us();
+        if (st->api.CommGetAsyncError(comm, &rc) != ncclSuccess) {
+            rc = ncclInternalError;
+        }
+    }
+    if (rc == ncclSuccess) {
+        st->api.CommDestroy(comm);
+    } else {
+        st->api.CommAbort(comm);
+    }
+}
+
 /* Poll a non-blocking communicator's creation until done, failed or past the deadline; aborts
  * it unless it is done. */
 static sp_status_t init_wait(nccl_state_t *st, ncclComm_t comm, ncclResult_t rc, const char *what)

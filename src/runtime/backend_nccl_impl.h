@@ -98,6 +98,11 @@ int sp__nccl_abort_all(nccl_state_t *st);
 sp_status_t sp__nccl_comm_create(nccl_state_t *st, MPI_Comm comm, int ready, ncclComm_t *comm_p,
                                  const char *what);
 
+/* Close a communicator whose work is done: ncclCommFinalize (non-blocking: polled until done,
+ * at most the configured timeout), then ncclCommDestroy; ncclCommAbort instead when the
+ * finalization fails or does not finish in time. */
+void sp__nccl_comm_close(nccl_state_t *st, ncclComm_t comm);
+
 /* After an enqueue on comm answered rc: wait (bounded) while a non-blocking communicator is
  * still in progress; on an error abort every communicator. */
 sp_status_t sp__nccl_settle(nccl_state_t *st, ncclComm_t comm, ncclResult_t rc, const char *what);

@@ -67,7 +67,7 @@ void sp__nccl_stream_destroy(void *state, sp_stream_t *stream)
         }
         /* destroy waits for the communicator's work: only when there is none left */
         if (cudaStreamQuery(stream->stream) == cudaSuccess && async == ncclSuccess) {
-            st->api.CommDestroy(stream->nccl);
+            sp__nccl_comm_close(st, stream->nccl);
         } else {
             st->api.CommAbort(stream->nccl);
         }
