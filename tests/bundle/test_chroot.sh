@@ -22,7 +22,11 @@ done
 
 . /etc/os-release
 suite=${SP_CHROOT_SUITE:-${VERSION_CODENAME:-bookworm}}
-mirror=${SP_CHROOT_MIRROR:-$(grep -rhoE 'https?://[^ ]*debian/?' /etc/apt/sources.list.d /etc/apt/sources.list 2>/dev/null | grep -v security | head -1)}
+# the machine's own Debian mirror: a `URIs:` (deb822) or `deb URL` line, comments skipped
+mirror=${SP_CHROOT_MIRROR:-$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list \
+  /etc/apt/sources.list 2>/dev/null | grep -v '^[[:space:]]*#' |
+  grep -oE '^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)https?://[^[:space:]]+' |
+  grep -oE 'https?://[^[:space:]]+' | grep -v -e security -e updates | head -1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 root=${SP_CHROOT_CACHE:-/var/cache/scaleprobe/chroot-$suite}
 work=$(mktemp -d /tmp/sp-chroot.XXXXXX)
