@@ -25,8 +25,9 @@ if [ -z "$build" ]; then
   build=$top/build-bundle
   echo "# CUDA build into $build"
   "$top/scripts/install-deps.sh"
-  cmake -S "$top" -B "$build" -DSCALEPROBE_CUDA=ON -DSCALEPROBE_WERROR=ON >"$build.cmake.log" 2>&1 ||
-    { tail -20 "$build.cmake.log"; exit 1; }
+  mkdir -p "$build"
+  cmake -S "$top" -B "$build" -DSCALEPROBE_CUDA=ON -DSCALEPROBE_WERROR=ON >"$build/configure.log" 2>&1 ||
+    { tail -20 "$build/configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target scaleprobe gpu_test_nccl_verify >/dev/null
 fi
 [ -x "$build/scaleprobe" ] || { echo "gpu-bundle.sh: no $build/scaleprobe" >&2; exit 1; }
