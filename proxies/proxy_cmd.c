@@ -265,6 +265,15 @@ out:
     return st;
 }
 
+/* The lanes are streams of their own: the nccl backend gives the device enough hardware queues
+ * for them before its first CUDA call. The timeline is sized by proxy_run once the program is
+ * known. */
+static void proxy_extras(const void *opts, sp_run_extras_t *x)
+{
+    (void)opts;
+    x->streams = SP_LANE_COUNT;
+}
+
 static const sp_workload_t proxy_workload = {
     .name = "proxy",
     .table = &sp_proxy_opt_table,
@@ -274,7 +283,7 @@ static const sp_workload_t proxy_workload = {
     .run_opts_offset = offsetof(sp_proxy_opts_t, run),
     .parse = proxy_parse,
     .check_world = proxy_check_world,
-    .extras = NULL, /* the timeline is sized by proxy_run once the program is known */
+    .extras = proxy_extras,
     .run = proxy_run,
 };
 

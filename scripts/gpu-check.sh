@@ -1,177 +1,207 @@
 #!/usr/bin/env bash
-# Checks of the nccl backend on a machine with a GPU, in a few minutes on one GPU: build with
-# CUDA, a verified one-rank sweep of every collective, CUDA-event times against wall time (also
-# with CUDA graphs), and the proxy engine on CUDA streams. Prints PASS/FAIL per check and exits
-# non-zero on any failure.
-#   scripts/gpu-check.sh [extra cmake configure arguments]
-# The build goes to $SCALEPROBE_BUILD_DIR (default build/), as scripts/build.sh does.
+# One run that proves or disproves the GPU path, in at most 8 minutes, with nothing built,
+# installed or downloaded: from the unpacked bundle (scripts/gpu-bundle.sh; its `sp` wrapper
+# finds NCCL, cuBLAS and Open MPI) or from a source tree with a CUDA build in
+# $SCALEPROBE_BUILD_DIR (default build/) and the machine's own mpirun.
+#   scripts/gpu-check.sh OUTDIR
+# Everything it writes is under OUTDIR; every step runs under its own `timeout`. It ends with one
+# line per check, `PASS|FAIL|SKIP name figure` (also in OUTDIR/summary.txt), and exits 0 only
+# when none failed. Without a GPU every GPU check is SKIP with the reason.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-export SCALEPROBE_BUILD_DIR=${SCALEPROBE_BUILD_DIR:-$top/build}
-bin=$SCALEPROBE_BUILD_DIR/scaleprobe
-export SCALEPROBE=$bin # the binary scripts/mpirun.sh runs
+if [ $# -ne 1 ]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+mkdir -p "$1" || exit 2
+out=$(cd "$1" && pwd)
+summary=$out/summary.txt
+: >"$summary"
+# shellcheck source=gpu-libs.sh
+. "$here/gpu-libs.sh"
 
-tmp=$(mktemp -d /tmp/sp-gpu-check.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
 failed=0
-
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-show() { sed 's/^/     | /' "$@" | tail -30; }
-summary() {
-  echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ] && exit 0
-  exit 1
+result() { # STATUS NAME FIGURE...
+  local st=$1 name=$2
+  shift 2
+  [ "$st" = FAIL ] && failed=$((failed + 1))
+  printf '%s %s %s\n' "$st" "$name" "$*" >>"$summary"
+  printf '%s %s %s\n' "$st" "$name" "$*"
 }
-# stop here: the remaining checks cannot run
-give_up() {
-  echo "gpu-check: $*" >&2
-  summary
-}
-now_ns() { date +%s%N; }
-# scaleprobe under mpirun, bounded so that a hang fails the check instead of the session
-sp() {
-  local limit=$1
-  shift
-  timeout "$limit" "$top/scripts/mpirun.sh" "$@"
-}
-
-# Event-timed total of a result file, in microseconds: sum over rows of batch x its samples.
-# With FILE and MAX_US per row check (python3 with h5py) every row's event total against the
-# row's own wall time (elapsed_s); prints "TOTAL_US ROWS_OVER".
-event_total() {
-  local file=$1
-  if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
-    /usr/bin/python3 - "$file" <<'EOF'
-import sys
-import h5py
-
-with h5py.File(sys.argv[1], "r") as f:
-    rows = f["coll/results"][()]
-    samples = f["coll/samples"]["time_us"]
-total = 0.0
-over = 0
-for r in rows:
-    off, n = int(r["sample_offset"]), int(r["samples"])
-    t = float(samples[off:off + n].sum()) * int(r["batch"])
-    total += t
-    # each sample's events lie inside the row's measured interval, one after another
-    if t > r["elapsed_s"] * 1e6:
-        over += 1
-print(f"{total:.3f} {over}")
-EOF
-  else
-    # h5dump: each sample is "(i): {", then time_us on the next line (batch is 1 here: -k 1)
-    h5dump -d /coll/samples -m %.17g "$file" |
-      awk '/\): \{/ { getline; gsub(/[ ,]/, ""); s += $0 } END { printf "%.3f -\n", s }'
+# The whole run stays within $SP_GPU_CHECK_BUDGET_S (default 450 s, so that unpacking, the
+# checks and the transfer back fit one 10-minute call): a step gets at most what is left, and
+# a step with under 10 s left is not started (exit 124, as a timeout).
+budget=${SP_GPU_CHECK_BUDGET_S:-450}
+started=$(date +%s)
+# step NAME SECONDS CMD...: the step's output in OUTDIR/NAME.out, its exit status in $rc
+step() {
+  local name=$1 limit=$2 left
+  shift 2
+  left=$((budget - ($(date +%s) - started)))
+  if [ "$left" -lt 10 ]; then
+    echo "not started: ${left} s left of the ${budget} s budget" >"$out/$name.out"
+    rc=124
+    return 0
   fi
-}
-
-# ---- build ----
-echo "# building with CUDA into $SCALEPROBE_BUILD_DIR"
-if SCALEPROBE_CMAKE_LOG=$tmp/configure.log "$top/scripts/build.sh" -DSCALEPROBE_CUDA=ON "$@" \
-  >"$tmp/build.log" 2>&1; then
-  pass "build with -DSCALEPROBE_CUDA=ON"
-else
-  fail "build with -DSCALEPROBE_CUDA=ON"
-  show "$tmp/configure.log" "$tmp/build.log"
-  give_up "cannot build the nccl backend here (CUDA toolkit and NCCL needed)"
-fi
-
-# ---- the GPU ----
-if command -v nvidia-smi >/dev/null 2>&1; then
-  if nvidia-smi -L >"$tmp/smi" 2>&1; then
-    pass "nvidia-smi -L: $(head -1 "$tmp/smi")"
-  else
-    fail "nvidia-smi -L"
-    show "$tmp/smi"
-    give_up "no GPU on this machine (nvidia-smi -L failed); run this on a GPU machine"
-  fi
-else
-  echo "# nvidia-smi not found; asking the nccl backend directly"
-fi
-sp 60 1 coll --backend nccl -b 8 -e 8 -n 1 -w 0 -k 1 --no-check -O "$tmp/probe.h5" \
-  >"$tmp/stdout" 2>"$tmp/stderr"
-rc=$?
-if [ "$rc" -eq 0 ]; then
-  pass "nccl backend starts on one rank"
-else
-  fail "nccl backend starts on one rank (exit $rc): $(grep -m1 '^scaleprobe' "$tmp/stderr")"
-  show "$tmp/stderr"
-  give_up "no usable GPU for the nccl backend; run this on a GPU machine"
-fi
-
-# ---- a verified sweep of every collective ----
-sp 240 1 coll --backend nccl -c all -b 8 -e 64M -f 8 --max-time 1 -O "$tmp/sweep.h5" \
-  >"$tmp/stdout" 2>"$tmp/stderr"
-rc=$?
-if [ "$rc" -eq 0 ] && grep -q 'Out of bounds values : 0 OK' "$tmp/stdout"; then
-  pass "1-rank nccl sweep of every collective, 8 B to 64 MiB: 0 wrong values"
-else
-  fail "1-rank nccl sweep of every collective (exit $rc)"
-  grep '^# \(WRONG\|Out of bounds\)' "$tmp/stdout"
-  show "$tmp/stderr"
-fi
-missing=""
-for c in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter alltoallv; do
-  grep -qx "# $c" "$tmp/stdout" || missing="$missing $c"
-done
-if [ -z "$missing" ]; then
-  pass "the sweep has a table for each of the 10 collectives"
-else
-  fail "the sweep has no table for:$missing"
-fi
-
-# ---- CUDA-event times against wall time, plain launches and CUDA graphs ----
-for graph in "" "-G"; do
-  name="all_reduce 256 MiB, 20 samples of 1${graph:+ (CUDA graph)}"
-  file="$tmp/events${graph}.h5"
-  t0=$(now_ns)
-  # shellcheck disable=SC2086
-  sp 120 1 coll --backend nccl -c all_reduce -b 256M -e 256M -n 20 -k 1 $graph -O "$file" \
-    >"$tmp/stdout" 2>"$tmp/stderr"
+  [ "$limit" -gt "$left" ] && limit=$left
+  timeout --kill-after=5 "$limit" "$@" >"$out/$name.out" 2>&1 </dev/null
   rc=$?
-  wall_us=$((($(now_ns) - t0) / 1000))
-  if [ "$rc" -eq 0 ] && grep -q 'Out of bounds values : 0 OK' "$tmp/stdout"; then
-    pass "$name: exit 0, 0 wrong values"
-  else
-    fail "$name: exit $rc"
-    grep '^# \(WRONG\|Out of bounds\)' "$tmp/stdout"
-    show "$tmp/stderr"
-    continue
-  fi
-  if ! read -r event_us rows_over < <(event_total "$file") || [ -z "${event_us:-}" ]; then
-    fail "$name: cannot read /coll/samples from the result file"
-    continue
-  fi
-  if awk -v e="$event_us" -v w="$wall_us" 'BEGIN { exit !(e > 0 && e <= w) }'; then
-    pass "$name: event-time total ${event_us} us in (0, wall time of the command ${wall_us} us]"
-  else
-    fail "$name: event-time total ${event_us} us, wall time ${wall_us} us (want 0 < event <= wall)"
-  fi
-  if [ "$rows_over" = "-" ]; then
-    echo "# no h5py: per-row check against elapsed_s skipped"
-  elif [ "$rows_over" -eq 0 ]; then
-    pass "$name: every row's event-time total <= its own elapsed_s"
-  else
-    fail "$name: $rows_over row(s) with more event time than their own elapsed_s"
-  fi
-done
+  return 0
+}
+tail_of() { tail -3 "$out/$1.out" | tr '\n' ' ' | cut -c1-200; }
 
-# ---- the proxy engine on CUDA streams ----
-# One rank: no communication, so the step is the spin kernels back to back and the schedule
-# efficiency (against --tflops) must be close to 100% (the spin kernel holds the stream for
-# exactly an op's time).
-sp 120 1 proxy --backend nccl --hidden 2048 --ffn 8192 --heads 16 --seq 1024 --layers 4 \
-  --vocab 8192 --tflops 50 --steps 5 -O "$tmp/proxy.h5" >"$tmp/stdout" 2>"$tmp/stderr"
-rc=$?
-mfu=$(grep -o 'schedule efficiency [0-9.]*%' "$tmp/stdout" | grep -o '[0-9.]*')
-if [ "$rc" -eq 0 ] && awk -v m="${mfu:-0}" 'BEGIN { exit !(m > 90 && m <= 100.5) }'; then
-  pass "1-rank proxy on CUDA streams: schedule efficiency ${mfu}% of the spin rate (want 90-100.5%)"
+# ---- how to run scaleprobe: the bundle's wrapper, or a build and the machine's mpirun ----
+if [ -x "$top/sp" ] && [ -x "$top/bin/scaleprobe" ]; then
+  mode="bundle $top"
+  R1=("$top/sp")
+  MPI=("$top/sp" mpirun -np)
+  sp_bin=$top/bin/scaleprobe
+  verify_bin=$top/bin/gpu_test_nccl_verify
 else
-  fail "1-rank proxy on CUDA streams: exit $rc, schedule efficiency '${mfu}'"
-  show "$tmp/stdout" "$tmp/stderr"
+  build=${SCALEPROBE_BUILD_DIR:-$top/build}
+  mode="build $build"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_base_binding_policy=none
+  gpu_dirs=$(sp_gpu_lib_dirs | paste -sd: -)
+  export LD_LIBRARY_PATH="${gpu_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  R1=()
+  MPI=(mpirun -np)
+  sp_bin=$build/scaleprobe
+  verify_bin=$build/tests/gpu/gpu_test_nccl_verify
+  export PATH="$build:$PATH"
+fi
+echo "# gpu-check: $mode; output under $out"
+
+# ---- host-side: the binary's libraries, python3 with h5py, NCCL and cuBLAS ----
+step ldd 30 "${R1[@]}" ldd "$sp_bin"
+if [ "$rc" -eq 0 ] && ! grep -q "not found" "$out/ldd.out"; then
+  result PASS ldd "$(grep -c '=>' "$out/ldd.out") libraries, none not found"
+else
+  result FAIL ldd "$(grep 'not found' "$out/ldd.out" | awk '{print $1}' | paste -sd, -) not found"
+fi
+py=$(sp_python_h5py || true)
+sp_gpu_lib_dirs >"$out/lib-dirs.txt"
+nccl=$(sp_gpu_find_lib libnccl.so || true)
+cublas=$(sp_gpu_find_lib libcublas.so || true)
+echo "python3 with h5py: ${py:-none}; NCCL: ${nccl:-none}; cuBLAS: ${cublas:-none}" >"$out/libs.txt"
+
+# ---- is there a GPU at all? ----
+gpu_reason=""
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  gpu_reason="no GPU: nvidia-smi not found"
+else
+  step gpu 30 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks_throttle_reasons.active --format=csv,noheader
+  if [ "$rc" -ne 0 ] || [ ! -s "$out/gpu.out" ]; then
+    gpu_reason="no GPU: nvidia-smi failed ($(tail_of gpu))"
+  fi
+fi
+if [ -n "$gpu_reason" ]; then
+  for c in gpu python_h5py nccl_lib cublas_lib verify sweep allreduce_256M_algbw event_vs_wall \
+    graph_8B proxy_spin node memcheck_sweep memcheck_proxy timeout_exit oom_message; do
+    result SKIP "$c" "$gpu_reason"
+  done
+  echo "# $(grep -c . "$summary") checks, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit $?
+fi
+result PASS gpu "$(head -1 "$out/gpu.out")"
+[ -n "$py" ] && result PASS python_h5py "$py" || result FAIL python_h5py "no python3 with h5py on PATH"
+[ -n "$nccl" ] && result PASS nccl_lib "$nccl" || result FAIL nccl_lib "libnccl.so.2 not found ($(paste -sd' ' "$out/lib-dirs.txt"))"
+[ -n "$cublas" ] && result PASS cublas_lib "$cublas" || result FAIL cublas_lib "libcublas not found"
+fig() { [ -n "$py" ] && "$py" "$here/gpu-check-figures.py" "$@" 2>>"$out/figures.err"; }
+ok_file() { grep -q "Out of bounds values : 0 OK" "$out/$1.out"; }
+
+# ---- tests/gpu: every collective x type x op x placement, plain and -G ----
+if [ -x "$verify_bin" ]; then
+  step verify 150 "${MPI[@]}" 1 "$verify_bin"
+  [ "$rc" -eq 0 ] && result PASS verify "$(grep -c . "$out/verify.out") lines, exit 0 (plain and -G)" ||
+    result FAIL verify "exit $rc: $(tail_of verify)"
+else
+  result FAIL verify "no $verify_bin"
 fi
 
-summary
+# ---- a sweep 16 B..256 MiB, every collective, 0 wrong ----
+step sweep 150 "${R1[@]}" "$sp_bin" coll --backend nccl -c all -b 16 -e 256M -f 16 --max-time 0.5 \
+  --timeout 60 -O "$out/sweep.h5"
+if [ "$rc" -eq 0 ] && ok_file sweep; then
+  result PASS sweep "$(fig wrong "$out/sweep.h5" | awk '{print $1 " rows, " $2 " wrong"}')"
+else
+  result FAIL sweep "exit $rc: $(tail_of sweep)"
+fi
+# ---- all_reduce 256 MiB out of place: CUDA-event time x k against the host's wall interval of
+# each sample, and its algbw ----
+step events 90 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 256M -e 256M --place out \
+  -n 20 -w 2 --timeout 60 -O "$out/events.h5"
+read -r lo hi n < <(fig events "$out/events.h5" || echo "- - 0")
+if [ "$rc" -eq 0 ] && awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a >= 0.9 && b <= 1.0) }'; then
+  result PASS event_vs_wall "event/wall per sample ${lo}..${hi} over $n samples (want 0.9..1.0)"
+else
+  result FAIL event_vs_wall "exit $rc, event/wall ${lo}..${hi} over $n samples (want 0.9..1.0)"
+fi
+
+bw=$(fig algbw "$out/events.h5" 268435456)
+# one rank: the out-of-place all_reduce is a device copy (about 2 TB/s on an H200); far off
+# means the events are on another stream than the work
+awk -v b="${bw:-0}" 'BEGIN { exit !(b >= 800 && b <= 5000) }' &&
+  result PASS allreduce_256M_algbw "${bw} GB/s (want 800..5000: a device copy)" ||
+  result FAIL allreduce_256M_algbw "${bw:-none} GB/s (want 800..5000: a device copy)"
+
+# ---- -G faster per op than eager at 8 B ----
+step eager8 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 8 -e 8 -n 20 -k 100 \
+  --timeout 60 -O "$out/eager8.h5"
+step graph8 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 8 -e 8 -n 20 -k 100 -G \
+  --timeout 60 -O "$out/graph8.h5"
+e=$(fig median "$out/eager8.h5")
+g=$(fig median "$out/graph8.h5")
+awk -v e="${e:-0}" -v g="${g:-0}" 'BEGIN { exit !(g > 0 && e > 0 && g < e) }' &&
+  result PASS graph_8B "-G ${g} us/op < eager ${e} us/op" ||
+  result FAIL graph_8B "-G ${g:-none} us/op, eager ${e:-none} us/op (want -G faster)"
+
+# ---- the proxy on 1 rank: spin compute within 5 us of its planned duration ----
+step proxy 90 "${R1[@]}" "$sp_bin" proxy --backend nccl --hidden 2048 --ffn 8192 --heads 16 \
+  --seq 1024 --layers 4 --vocab 8192 --tflops 50 --steps 5 --timeout 60 -O "$out/proxy.h5"
+read -r worst ntask < <(fig spin "$out/proxy.h5" 50 || echo "- 0")
+if [ "$rc" -eq 0 ] && awk -v w="$worst" 'BEGIN { exit !(w != "-" && w <= 5) }'; then
+  result PASS proxy_spin "worst |measured - planned| ${worst} us over $ntask compute tasks"
+else
+  result FAIL proxy_spin "exit $rc, worst ${worst} us over $ntask tasks (want <= 5 us)"
+fi
+
+# ---- node: cuBLAS rates per type, the copy kernel against the device's nominal ----
+step node 90 "${R1[@]}" "$sp_bin" node --backend nccl -d float,double,half,bfloat16 --max-time 2 \
+  --timeout 60 -O "$out/node.h5"
+[ "$rc" -eq 0 ] && result PASS node "$(grep -iE 'gemm|d2d' "$out/node.out" | tr -s ' ' | head -5 | paste -sd';' - | cut -c1-300)" ||
+  result FAIL node "exit $rc: $(tail_of node)"
+
+# ---- compute-sanitizer memcheck: a small sweep and a 1-step proxy ----
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  step memcheck_sweep 120 "${R1[@]}" compute-sanitizer --tool memcheck --error-exitcode 99 "$sp_bin" \
+    coll --backend nccl -c all -b 8 -e 64K -f 64 -n 2 -w 1 --timeout 60 -O "$out/mc-sweep.h5"
+  [ "$rc" -eq 0 ] && result PASS memcheck_sweep "$(grep -m1 'ERROR SUMMARY' "$out/memcheck_sweep.out")" ||
+    result FAIL memcheck_sweep "exit $rc: $(grep -m1 'ERROR SUMMARY' "$out/memcheck_sweep.out" || tail_of memcheck_sweep)"
+  step memcheck_proxy 120 "${R1[@]}" compute-sanitizer --tool memcheck --error-exitcode 99 "$sp_bin" \
+    proxy --backend nccl --hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 2 --vocab 1024 \
+    --tflops 2 --steps 1 --timeout 60 -O "$out/mc-proxy.h5"
+  [ "$rc" -eq 0 ] && result PASS memcheck_proxy "$(grep -m1 'ERROR SUMMARY' "$out/memcheck_proxy.out")" ||
+    result FAIL memcheck_proxy "exit $rc: $(grep -m1 'ERROR SUMMARY' "$out/memcheck_proxy.out" || tail_of memcheck_proxy)"
+else
+  result SKIP memcheck_sweep "compute-sanitizer not found"
+  result SKIP memcheck_proxy "compute-sanitizer not found"
+fi
+
+# ---- error paths: a GPU wait past --timeout, an allocation larger than the device ----
+# a 0.001-TFLOP/s device makes each spin kernel last seconds: the first wait passes --timeout 2
+t0=$(date +%s)
+step timeout_exit 60 "${R1[@]}" "$sp_bin" proxy --backend nccl --hidden 2048 --ffn 8192 --heads 16 \
+  --seq 1024 --layers 2 --vocab 8192 --tflops 0.001 --steps 1 --timeout 2 -O "$out/to.h5"
+took=$(($(date +%s) - t0))
+[ "$rc" -eq 1 ] && [ "$took" -le 30 ] && result PASS timeout_exit "exit 1 after ${took} s (--timeout 2)" ||
+  result FAIL timeout_exit "exit $rc after ${took} s (want exit 1 within 30 s): $(tail_of timeout_exit)"
+step oom_message 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 512G -e 512G -n 1 \
+  --timeout 30 -O "$out/oom.h5"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -qiE "memory|cudaMalloc" "$out/oom_message.out" &&
+  result PASS oom_message "exit $rc: $(grep -m1 -iE 'memory|cudaMalloc' "$out/oom_message.out" | cut -c1-160)" ||
+  result FAIL oom_message "exit $rc: $(tail_of oom_message)"
+
+echo "# $(grep -c . "$summary") checks, $failed failed"
+[ "$failed" -eq 0 ]

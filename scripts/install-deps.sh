@@ -11,9 +11,8 @@ packages=(
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libhwloc-dev libcmocka-dev
-  # `scaleprobe accept`: its spec and baseline files (cJSON); its tests check the JUnit XML with a
-  # JUnit reader (junitparser) and the schema (xmllint)
-  libcjson-dev python3-junitparser libxml2-utils
+  # `scaleprobe accept`: its spec and baseline files
+  libcjson-dev
   # `scaleprobe node`: the host GEMM (CBLAS)
   libopenblas-dev
 )
@@ -25,6 +24,10 @@ if [ "${1:-test}" != run ]; then
     # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML
     # report in headless Chromium (a font, or the page's text does not render)
     python3-h5py python3-matplotlib chromium fonts-dejavu-core
+    # accept's tests check the JUnit XML with a JUnit reader (junitparser) and the schema (xmllint)
+    python3-junitparser libxml2-utils
+    # tests/bundle: the GPU bundle (scripts/gpu-bundle.sh, xz) run in a minimal Debian root
+    debootstrap xz-utils
   )
 fi
 

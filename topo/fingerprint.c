@@ -153,6 +153,9 @@ const sp_fp_field_t sp_fp_fields[] = {
     FP_INT(power_limit_w, SP_FP_COMPARE),
     FP_INT(ecc, SP_FP_COMPARE),
     FP_INT(nvlinks, SP_FP_COMPARE),
+    FP_INT(sm_clock_now_mhz, SP_FP_RANK),
+    FP_INT(mem_clock_now_mhz, SP_FP_RANK),
+    FP_STR(throttle, SP_FP_RANK),
     FP_INT(differs, SP_FP_FLAG),
     FP_STR(differs_in, SP_FP_FLAG),
 };
@@ -495,6 +498,7 @@ void sp_fp_collect(const sp_topo_t *topo, const sp_kv_t *backend_kv, int nbacken
     out->local_rank = topo->local_rank;
     snprintf(out->host, sizeof(out->host), "%s", topo->host);
     out->sm_clock_mhz = out->mem_clock_mhz = out->power_limit_w = out->ecc = out->nvlinks = -1;
+    out->sm_clock_now_mhz = out->mem_clock_now_mhz = -1;
 
     sp_hwinfo_hwloc(out);
     sp_hwinfo_cpu_model(out);

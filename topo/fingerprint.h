@@ -66,6 +66,9 @@ typedef struct {
     int power_limit_w;    /* enforced power limit */
     int ecc;              /* 1 on, 0 off, -1 unknown */
     int nvlinks;          /* active NVLinks, -1 unknown */
+    int sm_clock_now_mhz; /* current clocks when the fingerprint was taken, -1 unknown */
+    int mem_clock_now_mhz;
+    char throttle[96];    /* active clock event (throttle) reasons, "none"; "" unknown */
     /* set by sp_fp_majority */
     int differs;          /* 1: a compared field differs from the majority of the rank's node */
     char differs_in[SP_FP_FLAGS_LEN]; /* those fields, comma-separated */

@@ -18,12 +18,11 @@ sp_status_t sp_gpu_select_device(int local_rank, int local_size, int ndev, int o
         *device_p = override;
         return SP_OK;
     }
-    if (local_size > ndev) {
-        snprintf(err, errlen, "%d ranks on this node but %d GPU(s): one rank per GPU", local_size,
-                 ndev);
-        return SP_ERR_INVALID;
-    }
-    *device_p = local_rank;
+    /* More ranks than visible devices is per-task binding (srun --gpus-per-task=1: each rank
+     * sees its own device as 0) or an oversubscribed node; which one only the devices' bus ids
+     * tell, so the caller compares them across the node and refuses a shared device. */
+    (void)local_size;
+    *device_p = local_rank % ndev;
     return SP_OK;
 }
 

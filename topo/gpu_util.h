@@ -16,9 +16,11 @@
 #define SP_NCCL_IN_PROGRESS 7
 
 /*
- * The GPU of a rank: the override when >= 0 (must be < ndev), else the node-local rank, which
- * needs at least as many GPUs as ranks on the node (NCCL refuses two ranks on one GPU).
- * Returns SP_ERR_INVALID with a message otherwise.
+ * The GPU of a rank: the override when >= 0 (must be < ndev), else local_rank % ndev (with
+ * per-task binding each rank sees one device, its own). Whether two ranks of the node then share
+ * a device (NCCL refuses that) is for the caller to find from the bus ids
+ * (sp_gpu_find_shared_device). Returns SP_ERR_INVALID with a message when no device is visible
+ * or the override is out of range.
  */
 sp_status_t sp_gpu_select_device(int local_rank, int local_size, int ndev, int override,
                                  int *device_p, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_policy.h"
 #include "gpu_util.h"
 #include "nvml.h"
 
@@ -238,6 +239,20 @@ static void nvml_device(const sp_nvml_t *api, sp_nvml_dev_t dev, sp_fp_rank_t *r
     if ((api->app_clock != NULL && api->app_clock(dev, SP_NVML_CLOCK_MEM, &v) == SP_NVML_OK) ||
         (api->max_clock != NULL && api->max_clock(dev, SP_NVML_CLOCK_MEM, &v) == SP_NVML_OK)) {
         r->mem_clock_mhz = (int)v;
+    }
+    /* what the device runs at now and why it is held lower (power cap, thermal, ...): a
+     * throttled GPU shows here, not in the application clocks */
+    if (api->clock != NULL && api->clock(dev, SP_NVML_CLOCK_SM, &v) == SP_NVML_OK) {
+        r->sm_clock_now_mhz = (int)v;
+    }
+    if (api->clock != NULL && api->clock(dev, SP_NVML_CLOCK_MEM, &v) == SP_NVML_OK) {
+        r->mem_clock_now_mhz = (int)v;
+    }
+    {
+        unsigned long long reasons = 0;
+        if (api->throttle != NULL && api->throttle(dev, &reasons) == SP_NVML_OK) {
+            sp_gpu_throttle_str(reasons, r->throttle, sizeof(r->throttle));
+        }
     }
     if (api->power_limit != NULL && api->power_limit(dev, &v) == SP_NVML_OK) {
         r->power_limit_w = (int)(v / 1000); /* NVML reports milliwatts */

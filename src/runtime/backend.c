@@ -3,8 +3,10 @@
 #include "backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gpu_policy.h"
 #include "gpu_util.h"
 #include "log.h"
 
@@ -28,7 +30,60 @@ int sp_backend_gpu_count(char *err, size_t errlen)
     snprintf(err, errlen, "this scaleprobe was built without the NCCL/CUDA backend");
     return 0;
 }
+
+int sp_backend_gpu_bus_id(int device, char *bus_id, size_t len)
+{
+    (void)device;
+    snprintf(bus_id, len, "-");
+    return -1;
+}
 #endif
+
+/* 1 when no two ranks of this node chose one device (compared by PCI bus id: with per-task
+ * binding every rank calls its device 0, yet each is another GPU). ok says whether this rank
+ * has a device at all; ranks without one take no part. Collective over comm. */
+static int devices_distinct(MPI_Comm comm, int ok, int device, char *why, size_t whylen)
+{
+    enum { BUS = 32 };
+    MPI_Comm node;
+    char mine[BUS] = "";
+    char *all = NULL;
+    int n = 0;
+    int a = 0, b = 0;
+    int shared = 0;
+
+    if (ok && sp_backend_gpu_bus_id(device, mine, sizeof(mine)) != 0) {
+        snprintf(mine, sizeof(mine), "device %d", device); /* distinct only by ordinal */
+    }
+    if (!ok) {
+        snprintf(mine, sizeof(mine), "-");
+    }
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    all = calloc((size_t)n, BUS);
+    if (all == NULL) {
+        MPI_Comm_free(&node);
+        snprintf(why, whylen, "out of memory");
+        return 0;
+    }
+    MPI_Allgather(mine, BUS, MPI_CHAR, all, BUS, MPI_CHAR, node);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(all + (size_t)i * BUS, "-") == 0) {
+            snprintf(all + (size_t)i * BUS, BUS, "-%d", i); /* no device: shares nothing */
+        }
+    }
+    shared = sp_gpu_find_shared_device(all, BUS, n, &a, &b);
+    if (shared) {
+        snprintf(why, whylen,
+                 "node-local ranks %d and %d would share GPU %s (%d ranks on the node see "
+                 "fewer GPUs); NCCL needs one GPU per rank: use fewer ranks per node or "
+                 "--gpus-per-task=1",
+                 a, b, all + (size_t)a * BUS, n);
+    }
+    free(all);
+    MPI_Comm_free(&node);
+    return !shared;
+}
 
 /* Agree on `ok` across ranks; when some rank is not ok, rank 0 learns the lowest such rank's
  * reason and how many ranks failed. Returns 1 when every rank is ok. */
@@ -80,10 +135,22 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
     MPI_Comm_size(comm, &nranks);
     err[0] = '\0';
     if (kind == SP_BACKEND_AUTO || kind == SP_BACKEND_NCCL) {
-        int ngpu = sp_backend_gpu_count(why, sizeof(why));
-        int device;
+        int ngpu;
+        int conn = sp_gpu_max_connections(cfg->streams, getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
+        if (conn > 0) {
+            /* before the first CUDA call: the device's context reads it once, at creation */
+            char v[16];
+            snprintf(v, sizeof(v), "%d", conn);
+            setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0);
+        }
+        ngpu = sp_backend_gpu_count(why, sizeof(why));
+        int device = -1;
         ok = ngpu > 0 && sp_gpu_select_device(cfg->local_rank, cfg->local_size, ngpu, cfg->device,
                                               &device, why, sizeof(why)) == SP_OK;
+        if (cfg->device < 0) {
+            /* an explicit --device is the user's choice; the automatic one must not share */
+            ok = devices_distinct(comm, ok, device, why, sizeof(why)) && ok;
+        }
         ok = agree_with_reason(comm, ok, why, sizeof(why), &nbad, &first);
         if (!ok) {
             snprintf(err, errlen, "no usable GPU on %d of %d ranks (rank %d: %s)", nbad, nranks,
@@ -117,6 +184,13 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
     be_p->ops = backend_table[kind];
     be_p->kind = kind;
     return SP_OK;
+}
+
+void sp_backend_abort(sp_backend_t *be)
+{
+    if (be != NULL && be->ops != NULL) {
+        be->ops->abort(be->state);
+    }
 }
 
 void sp_backend_close(sp_backend_t *be)

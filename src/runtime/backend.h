@@ -30,6 +30,7 @@ typedef struct {
     int device;           /* device override, -1: from the node-local rank */
     double timeout_s;     /* bound on every wait for the device */
     int cuda_graph;       /* time batches as captured CUDA graphs (nccl) */
+    int streams;          /* concurrent streams the workload will open (nccl: hardware queues) */
 } sp_backend_config_t;
 
 #define SP_BACKEND_MAX_KV 16
@@ -42,6 +43,10 @@ typedef struct sp_backend_ops {
     sp_status_t (*init)(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
                         char *err, size_t errlen);
     void (*fini)(void *state);
+
+    /* The run failed (on this rank or by agreement): drop every communicator without waiting
+     * for its work, so that fini cannot block on a peer that is gone. fini still follows. */
+    void (*abort)(void *state);
 
     /* Versions and properties for /fingerprint (this rank's view); returns how many. */
     int (*versions)(void *state, sp_kv_t *kv, int max);
@@ -130,6 +135,10 @@ int sp_backend_have_nccl(void);
  * device, no driver, or a build without NCCL). Never blocks on other ranks. */
 int sp_backend_gpu_count(char *err, size_t errlen);
 
+/* The PCI bus id of this rank's CUDA device `device` (as CUDA numbers them for this process);
+ * 0 on success, -1 with "-" in bus_id when there is none or the build has no CUDA. */
+int sp_backend_gpu_bus_id(int device, char *bus_id, size_t len);
+
 /* Names for --backend, indexed by sp_backend_kind_t. */
 extern const char *const sp_backend_names[SP_BACKEND_COUNT];
 
@@ -143,5 +152,8 @@ sp_status_t sp_backend_open(sp_backend_kind_t requested, MPI_Comm comm,
                             const sp_backend_config_t *cfg, sp_backend_t *be_p, char *err,
                             size_t errlen);
 void sp_backend_close(sp_backend_t *be);
+
+/* After a failed run, before sp_backend_close: the backend's abort (no-op when not open). */
+void sp_backend_abort(sp_backend_t *be);
 
 #endif

@@ -1,8 +1,9 @@
 /* The nccl backend: NCCL over GPU memory. One GPU per rank (from the node-local rank), an NCCL
  * communicator from a unique id broadcast over MPI, one non-blocking stream, CUDA events for
- * timing, device kernels for fill and verification. Every wait for the device after the
- * communicator exists is bounded by the configured timeout: on expiry the communicator is
- * aborted and SP_ERR_TIMEOUT returned (the blocking ncclCommInitRank itself is not).
+ * timing, device kernels for fill and verification. NCCL is loaded at run time
+ * (backend_nccl_api.h) and the CUDA runtime linked statically, so the binary runs the host
+ * backend where neither is installed. Every wait for the device, the communicator's creation
+ * included, is bounded by the configured timeout (backend_nccl_comm.c).
  * CUDA and NCCL headers are included in the backend's files only (backend_nccl*.c, its internal
  * header and the one .cu file); the proxy's streams are in backend_nccl_stream.c. */
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "backend_nccl_impl.h"
 #include "backend_nccl_kernels.h"
+#include "gpu_policy.h"
 #include "gpu_util.h"
 #include "log.h"
 #include "timeutil.h"
@@ -53,56 +55,6 @@ int sp_backend_gpu_count(char *err, size_t errlen)
     return n;
 }
 
-/* Abort every communicator of this rank: the backend's own and each proxy stream's. After one
- * wait has timed out, kernels of the other communicators may wait on the same lost peer; left
- * running, they would block ncclCommDestroy and the implicit device synchronization of cudaFree
- * for ever. Operations on an aborted communicator answer SP_ERR_TIMEOUT. Returns how many. */
-static int abort_all(nccl_state_t *st)
-{
-    int n = 0;
-
-    if (st->nccl != NULL) {
-        ncclCommAbort(st->nccl);
-        st->nccl = NULL;
-        n++;
-    }
-    for (struct sp_stream *s = st->streams; s != NULL; s = s->next) {
-        if (s->nccl != NULL) {
-            ncclCommAbort(s->nccl);
-            s->nccl = NULL;
-            n++;
-        }
-    }
-    return n;
-}
-
-/* Wait until query() stops answering cudaErrorNotReady, at most timeout_s; on expiry abort every
- * communicator (abort_all), so no rank stays blocked on a peer that will never come. */
-sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
-                                     cudaError_t (*query)(void *), void *what_obj, const char *what)
-{
-    uint64_t deadline = sp_time_ns() + (uint64_t)(st->timeout_s * 1e9);
-    struct timespec nap = {0, 20000};
-
-    for (;;) {
-        cudaError_t rc = query(what_obj);
-        ncclResult_t async = ncclSuccess;
-        if (rc != cudaErrorNotReady) {
-            return cuda_check(rc, what);
-        }
-        if (*comm != NULL && ncclCommGetAsyncError(*comm, &async) == ncclSuccess &&
-            async != ncclSuccess && async != ncclInProgress) {
-            return nccl_check(st, async, what);
-        }
-        if (sp_time_ns() > deadline) {
-            sp_error("%s: no completion after %.1f s (--timeout); aborted %d NCCL communicator(s)",
-                     what, st->timeout_s, abort_all(st));
-            return SP_ERR_TIMEOUT;
-        }
-        nanosleep(&nap, NULL);
-    }
-}
-
 static sp_status_t bounded_wait(nccl_state_t *st, cudaError_t (*query)(void *), void *what_obj,
                                 const char *what)
 {
@@ -114,12 +66,44 @@ static cudaError_t query_event(void *e)
     return cudaEventQuery((cudaEvent_t)e);
 }
 
+/* Quiescent: the work stream has nothing left and the communicator reports no error. Only
+ * then may ncclCommDestroy run; anything else is aborted first. */
+static int quiescent(const nccl_state_t *st)
+{
+    ncclResult_t async = ncclSuccess;
+    cudaError_t rc = st->stream != NULL ? cudaStreamQuery(st->stream) : cudaSuccess;
+
+    if (st->nccl != NULL && st->api.CommGetAsyncError(st->nccl, &async) != ncclSuccess) {
+        async = ncclInternalError;
+    }
+    return rc == cudaSuccess && async == ncclSuccess;
+}
+
+/* The run failed (this rank's error or an agreed one): abort every communicator, so that the
+ * cleanup after it cannot wait on kernels of a peer that is gone. */
+static void nccl_abort(void *state)
+{
+    nccl_state_t *st = state;
+
+    if (st != NULL && st->api.lib != NULL) {
+        sp__nccl_abort_all(st);
+    }
+}
+
 static void nccl_fini(void *state)
 {
     nccl_state_t *st = state;
 
     if (st == NULL) {
         return;
+    }
+    /* before cudaFree, whose implicit device synchronization would wait on hung kernels */
+    if (st->streams != NULL || !quiescent(st)) {
+        nccl_abort(st);
+    }
+    if (st->nccl != NULL) {
+        sp__nccl_comm_close(st, st->nccl);
+        st->nccl = NULL;
     }
     if (st->graph != NULL) {
         cudaGraphExecDestroy(st->graph);
@@ -128,15 +112,13 @@ static void nccl_fini(void *state)
     if (st->counter != NULL) {
         cudaFree(st->counter);
     }
-    if (st->nccl != NULL) {
-        ncclCommDestroy(st->nccl);
-    }
     if (st->stream != NULL) {
         cudaStreamDestroy(st->stream);
     }
     if (st->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&st->comm);
     }
+    sp__nccl_api_unload(&st->api);
     free(st);
 }
 
@@ -183,13 +165,7 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
                              char *err, size_t errlen)
 {
     nccl_state_t *st = calloc(1, sizeof(*st));
-    struct {
-        int ok;
-        ncclUniqueId id;
-    } boot;
     sp_status_t status;
-    int mine;
-    int all = 0;
 
     if (st == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -206,38 +182,38 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     MPI_Comm_rank(st->comm, &st->rank);
     MPI_Comm_size(st->comm, &st->nranks);
     st->graph_v = calloc(4 * (size_t)st->nranks, sizeof(*st->graph_v));
-    status = st->graph_v != NULL ? nccl_local_init(st, cfg, err, errlen) : SP_ERR_NOMEM;
-
-    /* every rank must have its device before anyone enters NCCL's collective init */
-    mine = status == SP_OK;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, st->comm);
-    if (!all) {
-        nccl_fini(st);
-        return status != SP_OK ? status : SP_ERR_PEER;
+    status = st->graph_v != NULL ? sp__nccl_api_load(&st->api, err, errlen) : SP_ERR_NOMEM;
+    if (status == SP_OK) {
+        status = nccl_local_init(st, cfg, err, errlen);
     }
-    /* the id travels with rank 0's success, so nobody enters the init with a bad id */
-    memset(&boot, 0, sizeof(boot));
-    if (st->rank == 0) {
-        boot.ok = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId") == SP_OK;
+    /* every rank must have its device before anyone enters NCCL's collective init, which is
+     * non-blocking and bounded by --timeout */
+    {
+        sp_status_t mine = status;
+        status = sp__nccl_comm_create(st, st->comm, mine == SP_OK, &st->nccl, "ncclCommInitRank");
+        if (mine != SP_OK) {
+            status = mine;
+        } else if (status != SP_OK && status != SP_ERR_PEER) {
+            snprintf(err, errlen, "ncclCommInitRankConfig failed on device %d (%s)", st->device,
+                     st->bus_id);
+        }
     }
-    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, st->comm);
-    if (!boot.ok) {
-        snprintf(err, errlen, "%s", st->rank == 0 ? "ncclGetUniqueId failed" : "");
-        nccl_fini(st);
-        return st->rank == 0 ? SP_ERR_DEVICE : SP_ERR_PEER;
-    }
-    /* a blocking init: it is not bounded by --timeout (the job-level watchdog is) */
-    status = nccl_check(st, ncclCommInitRank(&st->nccl, st->nranks, boot.id, st->rank),
-                        "ncclCommInitRank");
     if (status != SP_OK) {
         st->nccl = NULL;
-        snprintf(err, errlen, "ncclCommInitRank failed on device %d (%s)", st->device,
-                 st->bus_id);
         nccl_fini(st);
         return status;
     }
     *state_p = st;
     return SP_OK;
+}
+
+int sp_backend_gpu_bus_id(int device, char *bus_id, size_t len)
+{
+    if (device < 0 || cudaDeviceGetPCIBusId(bus_id, (int)len, device) != cudaSuccess) {
+        snprintf(bus_id, len, "-");
+        return -1;
+    }
+    return 0;
 }
 
 static int nccl_versions(void *state, sp_kv_t *kv, int max)
@@ -246,6 +222,8 @@ static int nccl_versions(void *state, sp_kv_t *kv, int max)
     int n = 0;
     int v = 0;
     char buf[32];
+
+    (void)v;
 
 #define SP_KV(k, ...)                                                                              \
     do {                                                                                           \
@@ -256,10 +234,12 @@ static int nccl_versions(void *state, sp_kv_t *kv, int max)
         }                                                                                          \
     } while (0)
     SP_KV("nccl_version_header", "%d.%d.%d", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
-    if (ncclGetVersion(&v) == ncclSuccess) {
-        sp_gpu_nccl_version_str(v, buf, sizeof(buf));
-        SP_KV("nccl_version_library", "%s", buf);
-    }
+    sp_gpu_nccl_version_str(st->api.version, buf, sizeof(buf));
+    SP_KV("nccl_version_library", "%s", buf);
+    SP_KV("nccl_library", "%.200s", st->api.path);
+    SP_KV("nccl_alltoall", "%s", sp_gpu_block_impl(st->api.AlltoAll != NULL));
+    SP_KV("nccl_gather_scatter", "%s",
+          sp_gpu_block_impl(st->api.Gather != NULL && st->api.Scatter != NULL));
     sp_gpu_cuda_version_str(CUDART_VERSION, buf, sizeof(buf));
     SP_KV("cuda_runtime_header", "%s", buf);
     if (cudaRuntimeGetVersion(&v) == cudaSuccess) {
@@ -286,14 +266,16 @@ static void nccl_device_info(void *state, char *name, size_t namelen, char *bus_
 
 static sp_status_t nccl_mem_alloc(void *state, size_t bytes, void **ptr_p)
 {
+    nccl_state_t *st = state;
     void *p = NULL;
     sp_status_t status;
     cudaError_t rc = cudaMalloc(&p, bytes > 0 ? bytes : 256);
 
-    (void)state;
     status = cuda_check(rc, "cudaMalloc");
     if (status == SP_OK) {
-        status = cuda_check(cudaMemset(p, 0, bytes), "cudaMemset");
+        /* on the work stream: the legacy stream does not order against a non-blocking stream,
+         * so a cudaMemset there could land after the fill kernels (false wrong data) */
+        status = cuda_check(cudaMemsetAsync(p, 0, bytes, st->stream), "cudaMemsetAsync");
     }
     if (status != SP_OK) {
         if (p != NULL) {
@@ -326,19 +308,14 @@ static sp_status_t nccl_fill(void *state, const sp_pattern_t *input, void *buf, 
                       "fill kernel");
 }
 
-/* NCCL's avg on floating types pre-multiplies by 1/n, which may round differently from sum/n:
- * allow a few units in the last place there; everything else is compared exactly. */
+/* NCCL's avg on floating types pre-multiplies by 1/n: exact with a power-of-two rank count,
+ * within a stated bound otherwise (sp_gpu_avg_tolerance); everything else is compared exactly. */
 static double check_tolerance(const sp_pattern_t *expected)
 {
-    static const double eps[SP_DTYPE_COUNT] = {
-        [SP_DTYPE_HALF] = 9.77e-4, [SP_DTYPE_FLOAT] = 1.19e-7, [SP_DTYPE_DOUBLE] = 2.22e-16,
-        [SP_DTYPE_BFLOAT16] = 7.81e-3};
-
-    if (!expected->is_red || expected->redop != SP_REDOP_AVG ||
-        sp_dtype_is_integer((sp_dtype_t)expected->dtype)) {
+    if (!expected->is_red || expected->redop != SP_REDOP_AVG) {
         return 0.0;
     }
-    return (expected->nranks + 2) * eps[expected->dtype];
+    return sp_gpu_avg_tolerance((sp_dtype_t)expected->dtype, expected->nranks);
 }
 
 static sp_status_t nccl_sync(void *state)
@@ -412,7 +389,7 @@ static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const 
                                  void *recv)
 {
     nccl_state_t *st = state;
-    nccl_place_t at = {st->nccl, st->stream, st->rank, st->nranks};
+    nccl_place_t at = {&st->api, st->nccl, st->stream, st->rank, st->nranks};
 
     if (st->nccl == NULL) {
         return SP_ERR_TIMEOUT; /* aborted earlier */
@@ -435,25 +412,25 @@ static ncclResult_t group_blocks(const nccl_place_t *at, const sp_comm_call_t *c
 
     for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
         if (call->pattern == SP_COMM_ALLTOALL) {
-            rc = ncclSend(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
+            rc = at->api->Send(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
             if (rc == ncclSuccess) {
-                rc = ncclRecv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
+                rc = at->api->Recv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
             }
         } else if (is_root && !(ip && r == at->rank)) {
             /* in place, the root's own block is already where it belongs */
             rc = call->pattern == SP_COMM_GATHER
-                     ? ncclRecv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream)
-                     : ncclSend(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
+                     ? at->api->Recv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream)
+                     : at->api->Send(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
         }
     }
     if (rc != ncclSuccess || call->pattern == SP_COMM_ALLTOALL || (ip && is_root)) {
         return rc;
     }
     if (call->pattern == SP_COMM_GATHER) {
-        return ncclSend(send, call->count, dt, call->root, at->comm, at->stream);
+        return at->api->Send(send, call->count, dt, call->root, at->comm, at->stream);
     }
     /* scatter: NCCL's in-place output is block `rank` of the buffer */
-    return ncclRecv(ip ? d + (size_t)at->rank * block : d, call->count, dt, call->root, at->comm,
+    return at->api->Recv(ip ? d + (size_t)at->rank * block : d, call->count, dt, call->root, at->comm,
                     at->stream);
 }
 
@@ -468,10 +445,10 @@ static ncclResult_t group_alltoallv(const nccl_place_t *at, const sp_comm_call_t
     ncclResult_t rc = ncclSuccess;
 
     for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
-        rc = ncclSend((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
+        rc = at->api->Send((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
                       at->comm, at->stream);
         if (rc == ncclSuccess) {
-            rc = ncclRecv((char *)recv + v->recv_displs[r] * esize, v->recv_counts[r], dt, r,
+            rc = at->api->Recv((char *)recv + v->recv_displs[r] * esize, v->recv_counts[r], dt, r,
                           at->comm, at->stream);
         }
     }
@@ -483,7 +460,7 @@ static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, 
                             void *recv)
 {
     ncclDataType_t dt = nccl_type(call->dtype);
-    ncclResult_t rc = ncclGroupStart();
+    ncclResult_t rc = at->api->GroupStart();
     ncclResult_t end;
 
     if (rc == ncclSuccess && call->pattern == SP_COMM_ALLTOALLV) {
@@ -491,16 +468,37 @@ static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, 
     } else if (rc == ncclSuccess && call->pattern == SP_COMM_SENDRECV) {
         /* SP_COMM_NO_PEER: that direction is skipped (comm_call.h) */
         if (call->send_peer != SP_COMM_NO_PEER) {
-            rc = ncclSend(send, call->count, dt, call->send_peer, at->comm, at->stream);
+            rc = at->api->Send(send, call->count, dt, call->send_peer, at->comm, at->stream);
         }
         if (rc == ncclSuccess && call->recv_peer != SP_COMM_NO_PEER) {
-            rc = ncclRecv(recv, call->count, dt, call->recv_peer, at->comm, at->stream);
+            rc = at->api->Recv(recv, call->count, dt, call->recv_peer, at->comm, at->stream);
         }
     } else if (rc == ncclSuccess) {
         rc = group_blocks(at, call, send, recv);
     }
-    end = ncclGroupEnd();
+    end = at->api->GroupEnd();
     return rc == ncclSuccess ? end : rc;
+}
+
+/* alltoall, gather, scatter: NCCL's own calls where the library has them (2.28+), grouped
+ * send/recv otherwise (the fingerprint says which). NCCL's in-place forms match this
+ * program's: the root's own block of the buffer. */
+static ncclResult_t native_blocks(const nccl_place_t *at, const sp_comm_call_t *call,
+                                  const void *send, void *recv)
+{
+    ncclDataType_t dt = nccl_type(call->dtype);
+    const sp_nccl_api_t *api = at->api;
+
+    if (call->pattern == SP_COMM_ALLTOALL && api->AlltoAll != NULL) {
+        return api->AlltoAll(send, recv, call->count, dt, at->comm, at->stream);
+    }
+    if (call->pattern == SP_COMM_GATHER && api->Gather != NULL) {
+        return api->Gather(send, recv, call->count, dt, call->root, at->comm, at->stream);
+    }
+    if (call->pattern == SP_COMM_SCATTER && api->Scatter != NULL) {
+        return api->Scatter(send, recv, call->count, dt, call->root, at->comm, at->stream);
+    }
+    return grouped(at, call, send, recv);
 }
 
 sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
@@ -517,29 +515,35 @@ sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
 
     switch (call->pattern) {
     case SP_COMM_ALLREDUCE:
-        rc = ncclAllReduce(send, recv, count, dt, op, at->comm, at->stream);
+        rc = at->api->AllReduce(send, recv, count, dt, op, at->comm, at->stream);
         break;
     case SP_COMM_ALLGATHER:
-        rc = ncclAllGather(send, recv, count, dt, at->comm, at->stream);
+        rc = at->api->AllGather(send, recv, count, dt, at->comm, at->stream);
         break;
     case SP_COMM_REDUCE_SCATTER:
-        rc = ncclReduceScatter(send, out, count, dt, op, at->comm, at->stream);
+        rc = at->api->ReduceScatter(send, out, count, dt, op, at->comm, at->stream);
         break;
     case SP_COMM_BCAST:
-        rc = ncclBroadcast(send, recv, count, dt, call->root, at->comm, at->stream);
+        rc = at->api->Broadcast(send, recv, count, dt, call->root, at->comm, at->stream);
         break;
     case SP_COMM_REDUCE:
-        rc = ncclReduce(send, recv, count, dt, op, call->root, at->comm, at->stream);
+        rc = at->api->Reduce(send, recv, count, dt, op, call->root, at->comm, at->stream);
         break;
     case SP_COMM_ALLTOALL:
-    case SP_COMM_ALLTOALLV:
     case SP_COMM_GATHER:
     case SP_COMM_SCATTER:
+        rc = native_blocks(at, call, send, recv);
+        break;
+    case SP_COMM_ALLTOALLV:
     case SP_COMM_SENDRECV:
         rc = grouped(at, call, send, recv);
         break;
     default:
         return SP_ERR_UNSUPPORTED;
+    }
+    if (rc == ncclInProgress) {
+        return sp__nccl_settle((nccl_state_t *)st, at->comm, rc,
+                               sp_comm_pattern_name(call->pattern));
     }
     return nccl_check(st, rc, sp_comm_pattern_name(call->pattern));
 }
@@ -638,6 +642,11 @@ static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, cons
 
     if (st->cuda_graph && !same_graph(st, call, send, recv, k)) {
         status = capture_batch(st, call, send, recv, k);
+        /* the first launch of a new graph uploads it to the device: once, untimed, so no
+         * sample pays for it (in-place data is verified on fresh input after the samples) */
+        if (status == SP_OK) {
+            status = cuda_check(cudaGraphLaunch(st->graph, st->stream), "cudaGraphLaunch");
+        }
         if (status != SP_OK) {
             return status;
         }
@@ -729,6 +738,7 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .name = "nccl",
     .init = nccl_init,
     .fini = nccl_fini,
+    .abort = nccl_abort,
     .versions = nccl_versions,
     .device_info = nccl_device_info,
     .mem_alloc = nccl_mem_alloc,

@@ -8,10 +8,13 @@
 #include <nccl.h>
 
 #include "backend.h"
+#include "backend_nccl_api.h"
+#include "gpu_policy.h"
 #include "gpu_util.h"
 #include "log.h"
 
 typedef struct {
+    sp_nccl_api_t api; /* NCCL, loaded at init */
     MPI_Comm comm;
     int rank;
     int nranks;
@@ -31,6 +34,7 @@ typedef struct {
     char device_name[128];
     char bus_id[32];
     struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
+    sp_gpu_deadline_t lanes_deadline; /* shared by the waits on the streams after an enqueue */
 } nccl_state_t;
 
 struct sp_event {
@@ -48,6 +52,7 @@ struct sp_stream {
 
 /* Where a collective runs: the backend's own communicator and stream, or a proxy stream's. */
 typedef struct {
+    const sp_nccl_api_t *api;
     ncclComm_t comm;
     cudaStream_t stream;
     int rank;
@@ -72,8 +77,8 @@ static inline sp_status_t nccl_check(const nccl_state_t *st, ncclResult_t rc, co
     if (sp_gpu_classify_nccl((int)rc) == SP_OK) {
         return SP_OK; /* in progress: only non-blocking communicators say so */
     }
-    sp_error("%s: %s%s%s", what, ncclGetErrorString(rc), st->nccl ? ": " : "",
-             st->nccl ? ncclGetLastError(st->nccl) : "");
+    sp_error("%s: %s%s%s", what, st->api.GetErrorString(rc), st->nccl ? ": " : "",
+             st->nccl ? st->api.GetLastError(st->nccl) : "");
     return sp_gpu_classify_nccl((int)rc);
 }
 
@@ -82,12 +87,36 @@ static inline cudaError_t sp__nccl_query_stream(void *s)
     return cudaStreamQuery((cudaStream_t)s);
 }
 
+/* Abort every communicator of this rank: the backend's own and each proxy stream's (after one
+ * has failed, kernels of the others may wait on the same lost peer). Operations on an aborted
+ * communicator answer SP_ERR_TIMEOUT. Returns how many (backend_nccl_comm.c). */
+int sp__nccl_abort_all(nccl_state_t *st);
+
+/* A communicator over comm, created non-blocking and bounded by the configured timeout; ready
+ * says whether this rank can take part. On any rank's failure every rank that has one aborts it
+ * and all return an error (SP_ERR_PEER where another rank failed). Collective over comm. */
+sp_status_t sp__nccl_comm_create(nccl_state_t *st, MPI_Comm comm, int ready, ncclComm_t *comm_p,
+                                 const char *what);
+
+/* Close a communicator whose work is done: ncclCommFinalize (non-blocking: polled until done,
+ * at most the configured timeout), then ncclCommDestroy; ncclCommAbort instead when the
+ * finalization fails or does not finish in time. */
+void sp__nccl_comm_close(nccl_state_t *st, ncclComm_t comm);
+
+/* After an enqueue on comm answered rc: wait (bounded) while a non-blocking communicator is
+ * still in progress; on an error abort every communicator. */
+sp_status_t sp__nccl_settle(nccl_state_t *st, ncclComm_t comm, ncclResult_t rc, const char *what);
+
 /* Wait until query(obj) stops answering cudaErrorNotReady, at most the configured timeout; on
- * expiry abort every communicator of the rank and return SP_ERR_TIMEOUT. *comm is the
- * communicator whose asynchronous errors end the wait early. */
+ * expiry, an NCCL asynchronous error of *comm or a sticky CUDA error abort every communicator
+ * of the rank and return the error. */
 sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
                                      cudaError_t (*query)(void *), void *what_obj,
                                      const char *what);
+
+/* The same, until an absolute deadline (sp_time_ns's clock). */
+sp_status_t sp__nccl_wait_until(nccl_state_t *st, ncclComm_t *comm, cudaError_t (*query)(void *),
+                                void *what_obj, const char *what, uint64_t deadline_ns);
 
 /* Enqueue one call at a place (the backend's communicator and stream, or a proxy stream's). */
 sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,

@@ -6,6 +6,7 @@
 
 #include "backend_nccl_impl.h"
 #include "backend_nccl_kernels.h"
+#include "timeutil.h"
 
 /* Streams of the proxy engine: a CUDA stream each, with its own NCCL communicator over the
  * stream's group (one communicator per stream, so operations of different streams never share a
@@ -16,12 +17,7 @@ sp_status_t sp__nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **st
     nccl_state_t *st = state;
     MPI_Comm comm = group != MPI_COMM_NULL ? group : st->comm;
     sp_stream_t *s = calloc(1, sizeof(*s));
-    struct {
-        int ok;
-        ncclUniqueId id;
-    } boot;
     sp_status_t status = s == NULL ? SP_ERR_NOMEM : SP_OK;
-    int mine, all = 0;
 
     if (s != NULL) {
         MPI_Comm_rank(comm, &s->rank);
@@ -29,20 +25,15 @@ sp_status_t sp__nccl_stream_create(void *state, MPI_Comm group, sp_stream_t **st
         status = cuda_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
                             "cudaStreamCreateWithFlags");
     }
-    memset(&boot, 0, sizeof(boot));
-    if (status == SP_OK && s->rank == 0) {
-        status = nccl_check(st, ncclGetUniqueId(&boot.id), "ncclGetUniqueId");
-    }
-    /* nobody enters the group's init unless every member is ready and the id is good */
-    mine = status == SP_OK;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    boot.ok = all;
-    MPI_Bcast(&boot, (int)sizeof(boot), MPI_BYTE, 0, comm);
-    if (!boot.ok) {
-        status = status != SP_OK ? status : SP_ERR_PEER;
-    } else {
-        status = nccl_check(st, ncclCommInitRank(&s->nccl, s->nranks, boot.id, s->rank),
-                            "ncclCommInitRank (stream)");
+    /* collective even when this rank failed, so the group's other members do not wait */
+    {
+        ncclComm_t nc = NULL;
+        sp_status_t made = sp__nccl_comm_create(st, comm, status == SP_OK, &nc,
+                                                "ncclCommInitRank (stream)");
+        status = status != SP_OK ? status : made;
+        if (s != NULL) {
+            s->nccl = nc;
+        }
     }
     if (status != SP_OK) {
         if (s != NULL) {
@@ -70,7 +61,16 @@ void sp__nccl_stream_destroy(void *state, sp_stream_t *stream)
         }
     }
     if (stream->nccl != NULL) {
-        ncclCommDestroy(stream->nccl);
+        ncclResult_t async = ncclSuccess;
+        if (st->api.CommGetAsyncError(stream->nccl, &async) != ncclSuccess) {
+            async = ncclInternalError;
+        }
+        /* destroy waits for the communicator's work: only when there is none left */
+        if (cudaStreamQuery(stream->stream) == cudaSuccess && async == ncclSuccess) {
+            sp__nccl_comm_close(st, stream->nccl);
+        } else {
+            st->api.CommAbort(stream->nccl);
+        }
     }
     cudaStreamDestroy(stream->stream);
     free(stream);
@@ -80,7 +80,9 @@ sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm
                                  const void *send, void *recv)
 {
     nccl_state_t *st = state;
-    nccl_place_t at = {stream->nccl, stream->stream, stream->rank, stream->nranks};
+    nccl_place_t at = {&st->api, stream->nccl, stream->stream, stream->rank, stream->nranks};
+
+    sp_gpu_group_reset(&st->lanes_deadline);
 
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
@@ -90,7 +92,7 @@ sp_status_t sp__nccl_stream_coll(void *state, sp_stream_t *stream, const sp_comm
 
 sp_status_t sp__nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t duration_ns)
 {
-    (void)state;
+    sp_gpu_group_reset(&((nccl_state_t *)state)->lanes_deadline);
     return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
 }
 
@@ -102,11 +104,15 @@ static sp_status_t nccl_stream_p2p(nccl_state_t *st, sp_stream_t *stream, int se
 {
     ncclResult_t rc;
 
+    sp_gpu_group_reset(&st->lanes_deadline);
     if (stream->nccl == NULL) {
         return SP_ERR_TIMEOUT;
     }
-    rc = send ? ncclSend(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
-              : ncclRecv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
+    rc = send ? st->api.Send(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream)
+              : st->api.Recv(buf, bytes, ncclInt8, peer, stream->nccl, stream->stream);
+    if (rc == ncclInProgress) {
+        return sp__nccl_settle(st, stream->nccl, rc, send ? "ncclSend" : "ncclRecv");
+    }
     return nccl_check(st, rc, send ? "ncclSend" : "ncclRecv");
 }
 
@@ -136,8 +142,13 @@ sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *e
     return cuda_check(cudaStreamWaitEvent(stream->stream, event->ev, 0), "cudaStreamWaitEvent");
 }
 
+/* The engine waits on its lanes one after another: one deadline for all of them. */
 sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream)
 {
-    return sp__nccl_bounded_wait_on(state, &stream->nccl, sp__nccl_query_stream, stream->stream,
-                                    "waiting for a proxy stream");
+    nccl_state_t *st = state;
+    uint64_t deadline = sp_gpu_group_deadline(&st->lanes_deadline, sp_time_ns(),
+                                              (uint64_t)(st->timeout_s * 1e9));
+
+    return sp__nccl_wait_until(st, &stream->nccl, sp__nccl_query_stream, stream->stream,
+                               "waiting for a proxy stream", deadline);
 }

@@ -390,6 +390,7 @@ static sp_status_t open_backend(run_t *r)
     cfg.device = (int)r->ro->device;
     cfg.timeout_s = r->ro->timeout;
     cfg.cuda_graph = r->x.cuda_graph;
+    cfg.streams = r->x.streams;
     cfg.local_rank = ctx->topo.local_rank;
     cfg.local_size = ctx->topo.local_size;
     status = sp_agree(ctx->world, sp_watchdog_start(ctx->world, cfg.timeout_s, &ctx->watchdog));
@@ -525,6 +526,9 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
     status = close_result(r, status);
     sp_timeline_cleanup(&r->ctx.timeline);
     sp_watchdog_stop(r->ctx.watchdog);
+    if (status != SP_OK) {
+        sp_backend_abort(&r->ctx.backend); /* never a destroy that waits on a failed peer */
+    }
     sp_backend_close(&r->ctx.backend);
 out_topo:
     sp_topo_cleanup(&r->ctx.topo);

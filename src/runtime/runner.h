@@ -18,6 +18,7 @@ typedef struct {
                               * itself later) */
     int clock_all;           /* clock synchronization of every rank (1) or node leaders (0) */
     int timeline_mpiio;      /* timeline by one collective MPI-IO write (1) or rank 0 (0) */
+    int streams;             /* concurrent streams the workload opens (the proxy's lanes) */
 } sp_run_extras_t;
 
 typedef struct {

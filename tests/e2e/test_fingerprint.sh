@@ -48,7 +48,7 @@ else
   grep -A10 'Fingerprint' "$TMP/rep_odd"
 fi
 [ "$(grep -c '^#     rank ' "$TMP/rep_odd")" -eq 1 ] && ok "only rank 2 flagged" || not_ok "other ranks flagged too"
-flags=$(member /fingerprint/ranks 30 "$TMP/odd.h5" | tr '\n' ' ')
+flags=$(member /fingerprint/ranks 33 "$TMP/odd.h5" | tr '\n' ' ')
 [ "$flags" = '"" "" "kernel" ' ] && ok "/fingerprint/ranks differs_in: $flags" ||
   not_ok "/fingerprint/ranks differs_in: '$flags'"
 [ "$(member /fingerprint/nodes 6 "$TMP/odd.h5")" = '"kernel"' ] &&

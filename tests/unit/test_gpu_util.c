@@ -87,13 +87,16 @@ static void test_select_more_ranks_than_gpus(void **state)
     int dev;
 
     (void)state;
-    assert_int_equal(select_device(0, 5, 3, -1, &dev, err), SP_ERR_INVALID);
-    assert_int_equal(dev, UNTOUCHED);
-    expect_message(err, "5 ranks");
-    expect_message(err, "3 GPU");
-    /* every rank of the node refuses, not only those whose local rank has no GPU */
-    assert_int_equal(select_device(1, 5, 3, -1, &dev, err), SP_ERR_INVALID);
-    assert_int_equal(dev, UNTOUCHED);
+    /* per-task binding: each of 8 ranks sees one device, its own, as device 0 */
+    for (int r = 0; r < 8; r++) {
+        assert_int_equal(select_device(r, 8, 1, -1, &dev, err), SP_OK);
+        assert_int_equal(dev, 0);
+    }
+    /* 5 ranks, 3 visible: round robin; whether that shares a device the bus ids decide */
+    assert_int_equal(select_device(4, 5, 3, -1, &dev, err), SP_OK);
+    assert_int_equal(dev, 1);
+    assert_int_equal(select_device(2, 5, 3, -1, &dev, err), SP_OK);
+    assert_int_equal(dev, 2);
 }
 
 static void test_select_no_device(void **state)
