@@ -218,7 +218,7 @@ static sp_status_t enqueue_coll(sp_engine_t *e, const sp_task_t *t, sp_stream_t 
     a.kind = (sp_coll_kind_t)t->coll;
     a.rank = tp ? e->tp_rank : e->dp_rank;
     a.nranks = tp ? e->cfg.tp : e->cfg.dp;
-    a.dtype = e->cfg.dtype;
+    a.dtype = (sp_dtype_t)t->dtype;
     a.redop = SP_REDOP_SUM;
     sp_coll_get(a.kind)->get_counts(t->count, sp_dtype_size(a.dtype), a.nranks, &a.counts);
     st = sp_coll_call(&a, &call);
@@ -326,7 +326,7 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
         sp_event_init(&ev, eng->rank, (sp_ev_kind_t)t->ev_kind);
         ev.lane = t->lane;
         ev.op = t->coll;
-        ev.dtype = t->kind == SP_TASK_COLL ? (int16_t)eng->cfg.dtype : -1;
+        ev.dtype = t->kind == SP_TASK_COLL ? (int16_t)t->dtype : -1;
         ev.step = step;
         ev.microbatch = t->microbatch;
         ev.chunk = t->chunk;

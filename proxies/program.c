@@ -87,6 +87,7 @@ static void task_init(const builder_t *b, sp_task_t *t, sp_task_kind_t kind, sp_
     t->bucket = -1;
     t->peer = -1;
     t->tag = -1;
+    t->dtype = (int8_t)b->c->dtype;
 }
 
 static void add_dep(sp_task_t *t, int32_t dep)
@@ -195,6 +196,19 @@ static int32_t coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t 
     return push(b, &t);
 }
 
+/* A gradient reduction (DP lane) of `elements` gradients, in the gradient dtype. */
+static int32_t grad_coll(builder_t *b, sp_coll_kind_t kind, uint64_t elements, int32_t dep,
+                         int32_t layer)
+{
+    int32_t t = coll(b, SP_LANE_DP, kind, elements, dep, layer);
+
+    if (t >= 0) {
+        b->prog->tasks[t].dtype = (int8_t)b->c->grad_dtype;
+        b->prog->tasks[t].bytes = elements * sp_dtype_size(b->c->grad_dtype);
+    }
+    return t;
+}
+
 /* One attention or MLP block on the TP group: the block's compute and its collectives. */
 static void tp_block(builder_t *b, double flops, int32_t layer)
 {
@@ -212,6 +226,39 @@ static void tp_block(builder_t *b, double flops, int32_t layer)
                          layer));
     } else {
         compute(b, flops, layer);
+    }
+}
+
+/* The backward of one block: dgrad and wgrad FLOPs (wgrad 0: a split backward's B). With
+ * sequence parallelism, Megatron's order: all-gather of the output gradient (the conjugate of
+ * the forward's reduce-scatter), the re-all-gather of the block's input for the weight gradient
+ * (issued with it, overlapping the dgrad GEMMs), the dgrad, the reduce-scatter of the input
+ * gradient (overlapping the wgrad GEMMs), the wgrad; what follows waits for the reduce-scatter. */
+static void tp_block_bwd(builder_t *b, double dgrad, double wgrad, int32_t layer)
+{
+    const sp_program_config_t *c = b->c;
+    int32_t ag_in, rs;
+
+    if (!(c->tp > 1 && c->sequence_parallel) || wgrad <= 0.0) {
+        tp_block(b, dgrad + wgrad, layer);
+        return;
+    }
+    wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE, layer));
+    ag_in = coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE, layer);
+    compute(b, dgrad, layer);
+    rs = coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, AFTER_COMPUTE, layer);
+    wait_for(b, ag_in);
+    compute(b, wgrad, layer);
+    flush(b);
+    wait_for(b, rs);
+}
+
+/* A split backward's W under sequence parallelism: the block's input all-gathered again for its
+ * weight gradient (issued at once: it overlaps the previous block's wgrad GEMMs). */
+static void sp_wgrad_input(builder_t *b, int32_t layer)
+{
+    if (b->c->tp > 1 && b->c->sequence_parallel) {
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, b->c->tp_elements, -1, layer));
     }
 }
 
@@ -242,13 +289,13 @@ static void fsdp_gather(builder_t *b, int32_t layer)
 
 static void ddp_bucket(builder_t *b)
 {
-    uint64_t count = b->fill / elt_size(b);
+    uint64_t count = b->fill / sp_dtype_size(b->c->grad_dtype);
 
     if (b->fill == 0) {
         return;
     }
     if (b->c->overlap) {
-        int32_t t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        int32_t t = grad_coll(b, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = b->bucket;
         }
@@ -262,17 +309,19 @@ static void ddp_bucket(builder_t *b)
     b->fill = 0;
 }
 
-/* Gradients of `bytes` are complete (only called on a chunk's last gradient op). */
+/* Gradients of parameters of `bytes` (model dtype) are complete (only called on a chunk's last
+ * gradient op); they are reduced in the gradient dtype. */
 static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
 {
+    uint64_t elements = bytes / elt_size(b);
+
     if (ddp(b)) {
-        b->fill += bytes;
+        b->fill += elements * sp_dtype_size(b->c->grad_dtype);
         if (b->fill >= b->c->bucket_bytes) {
             ddp_bucket(b);
         }
     } else if (fsdp(b) && layer >= 0) {
-        int32_t rs = coll(b, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, bytes / elt_size(b),
-                          AFTER_COMPUTE, layer);
+        int32_t rs = grad_coll(b, SP_COLL_REDUCE_SCATTER, elements, AFTER_COMPUTE, layer);
         if (!b->c->overlap) {
             wait_for(b, rs);
         }
@@ -411,11 +460,16 @@ static void emit_op(builder_t *b, size_t k)
             double mlp = (double)(grads + input) * c->flops_mlp;
             double attn = (double)(grads + input) * c->flops_proj + (input ? 2.0 * c->flops_core : 0.0);
             if (input) {
+                double wg_mlp = grads ? c->flops_mlp : 0.0, wg_attn = grads ? c->flops_proj : 0.0;
                 fsdp_gather(b, layer);
-                tp_block(b, mlp, layer);
-                tp_block(b, attn, layer);
+                tp_block_bwd(b, mlp - wg_mlp, wg_mlp, layer);
+                tp_block_bwd(b, attn - wg_attn, wg_attn, layer);
             } else {
-                compute(b, mlp + attn, layer); /* W: weight-gradient GEMMs, no communication */
+                /* W: weight-gradient GEMMs; under SP on the re-gathered input */
+                sp_wgrad_input(b, layer);
+                compute(b, mlp, layer);
+                sp_wgrad_input(b, layer);
+                compute(b, attn, layer);
             }
             if (grads && last_grad && c->dp > 1) {
                 flush(b);
@@ -436,11 +490,17 @@ static void emit_op(builder_t *b, size_t k)
     }
 }
 
+static int grad_dtype_ok(sp_dtype_t d)
+{
+    return d == SP_DTYPE_FLOAT || d == SP_DTYPE_BFLOAT16 || d == SP_DTYPE_HALF ||
+           d == SP_DTYPE_DOUBLE;
+}
+
 static sp_status_t check_config(const sp_program_config_t *c)
 {
     if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
         c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
-        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0) {
+        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype)) {
         sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
                  "layers per chunk %d)",
                  c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);
@@ -502,7 +562,7 @@ static void emit_deferred(builder_t *b)
         const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
         int32_t t;
         b->chunk = (int32_t)d[1];
-        t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
+        t = grad_coll(b, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = (int32_t)d[2];
         }

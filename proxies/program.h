@@ -10,7 +10,10 @@
  *             block is all-gather -> compute -> reduce-scatter instead. The last virtual stage
  *             adds the logits (2bshV/tp) after its last layer.
  *   backward: the layers in reverse, MLP then attention, with the conjugate TP collectives; the
- *             logits' backward comes first. For a schedule that splits the backward (ZB-H1,
+ *             logits' backward comes first. Under sequence parallelism a block's backward is
+ *             all-gather (output gradient), all-gather (its input again, for the weight
+ *             gradient; under the dgrad GEMMs), dgrad, reduce-scatter (under the wgrad), wgrad:
+ *             4 all-gathers + 2 reduce-scatters per layer; a split W re-gathers the inputs. For a schedule that splits the backward (ZB-H1,
  *             ZB-V) B carries only the input gradient (FLOPs: projections and MLP once,
  *             attention core twice) and W the weight gradient (projections and MLP once), W
  *             without communication; otherwise B is the whole backward (2x forward).
@@ -28,6 +31,7 @@
  *        (overlap on) or after the step's last compute (overlap off, Megatron without
  *        overlap_grad_reduce). Buckets are per chunk; a chunk's last bucket may be smaller.
  *        The output layer (last stage) and the input embedding (first stage) are in it.
+ *        Gradient reductions (DDP and FSDP) run in grad_dtype: fp32 by default, as Megatron.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
  *        previous layer starts computing), with overlap off the compute waits for a gather
@@ -101,6 +105,7 @@ typedef struct {
     int8_t coll;       /* sp_coll_kind_t of a COLL task, else -1 */
     int8_t sched_type; /* SP_SCHED_OP_F/B/W of the schedule op it belongs to, -1: none */
     int8_t phase;      /* sp_phase_t of that op (cool-down for tasks after the last op) */
+    int8_t dtype;      /* COLL: the sp_dtype_t it runs in (gradient reductions: grad_dtype) */
     int32_t sched_op;  /* index of that op in the stage's op list, -1: none */
     int32_t microbatch, chunk, layer, bucket; /* -1: not applicable; layer is global */
     int32_t peer, tag;                        /* SEND / RECV: rank in the PP group, tag */
@@ -123,7 +128,9 @@ typedef struct {
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
     int overlap; /* 1: DP communication overlaps compute; 0: serialized */
     int layers_per_chunk;
-    sp_dtype_t dtype;
+    sp_dtype_t dtype;      /* the model's: activations, parameters, TP and PP traffic */
+    sp_dtype_t grad_dtype; /* the DP gradient reduction's (a floating type): Megatron with bf16
+                            * reduces in fp32 unless --grad-reduce-in-bf16 */
     /* forward FLOPs on one TP rank per layer and microbatch, and of the logits */
     double flops_proj, flops_core, flops_mlp, flops_logits;
     double flops_per_ns; /* the device rate */
@@ -131,7 +138,7 @@ typedef struct {
     uint64_t p2p_bytes;        /* pipeline message per microbatch */
     uint64_t layer_param_bytes; /* one layer's parameters on one TP rank */
     uint64_t logits_param_bytes; /* output layer and (first stage) input embedding, per TP rank */
-    uint64_t bucket_bytes;     /* DDP bucket size */
+    uint64_t bucket_bytes;     /* DDP bucket size, bytes of gradients in grad_dtype */
 } sp_program_config_t;
 
 typedef struct {

@@ -7,6 +7,7 @@
 #include "backend.h"
 
 const char *const sp_proxy_dp_mode_names[2] = {"ddp", "fsdp"};
+const char *const sp_proxy_grad_reduce_names[2] = {"fp32", "bf16"};
 static const char *const on_off[] = {"on", "off"};
 
 #define OFF(field) offsetof(sp_proxy_opts_t, field)
@@ -48,6 +49,10 @@ static const sp_opt_def_t proxy_defs[] = {
      0, -1, sp_proxy_dp_mode_names, 2},
     {"bucket-mb", 0, SP_OPT_DOUBLE, OFF(bucket_mib), "25", "MIB", "DDP gradient bucket size, MiB",
      1e-6, 1e6, NULL, 0},
+    {"grad-reduce-dtype", 0, SP_OPT_CHOICE, OFF(grad_reduce), "fp32", "fp32|bf16",
+     "dtype of the DDP gradient all-reduce and the FSDP reduce-scatter: fp32 (Megatron-LM's "
+     "default with bf16 parameters) or bf16 (its --grad-reduce-in-bf16; half the bytes)",
+     0, -1, sp_proxy_grad_reduce_names, 2},
     {"overlap", 0, SP_OPT_CHOICE, OFF(overlap), "on", "ON|OFF",
      "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
      on_off, 2},
@@ -85,6 +90,11 @@ const sp_opt_table_t sp_proxy_opt_table = {
     .defs = proxy_defs,
     .ndefs = (int)(sizeof(proxy_defs) / sizeof(proxy_defs[0])),
 };
+
+sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts)
+{
+    return opts->grad_reduce == 1 ? SP_DTYPE_BFLOAT16 : SP_DTYPE_FLOAT;
+}
 
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts)
 {
@@ -242,6 +252,7 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->overlap = opts->overlap == 0;
     cfg_p->layers_per_chunk = (int)(model.layers / ((long)layout->pp * layout->v));
     cfg_p->dtype = model.dtype;
+    cfg_p->grad_dtype = sp_proxy_grad_dtype(opts);
     cfg_p->flops_proj = fl.attn_proj_fwd;
     cfg_p->flops_core = fl.attn_core_fwd;
     cfg_p->flops_mlp = fl.mlp_fwd;
@@ -253,8 +264,8 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->logits_param_bytes =
         (uint64_t)model.vocab * (uint64_t)model.hidden / (uint64_t)layout->tp * elt;
     cfg_p->bucket_bytes = (uint64_t)(opts->bucket_mib * 1048576.0);
-    if (cfg_p->bucket_bytes < elt) {
-        cfg_p->bucket_bytes = elt;
+    if (cfg_p->bucket_bytes < sp_dtype_size(cfg_p->grad_dtype)) {
+        cfg_p->bucket_bytes = sp_dtype_size(cfg_p->grad_dtype);
     }
     return SP_OK;
 }

@@ -31,6 +31,7 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
         .overlap = 1,
         .layers_per_chunk = 1,
         .dtype = SP_DTYPE_BFLOAT16,
+        .grad_dtype = SP_DTYPE_BFLOAT16,
         .flops_proj = 100,
         .flops_core = 50,
         .flops_mlp = 200,
