@@ -320,11 +320,103 @@ static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
         if (b->fill >= b->c->bucket_bytes) {
             ddp_bucket(b);
         }
-    } else if (fsdp(b) && layer >= 0) {
+    } else if (fsdp(b) && elements > 0) {
         int32_t rs = grad_coll(b, SP_COLL_REDUCE_SCATTER, elements, AFTER_COMPUTE, layer);
         if (!b->c->overlap) {
             wait_for(b, rs);
         }
+    }
+}
+
+/* A TP collective outside the layers (layer -1), waiting for the compute before it; the next
+ * compute waits for it. */
+static void tp_coll(builder_t *b, sp_coll_kind_t kind, uint64_t count, sp_dtype_t dtype)
+{
+    int32_t t = coll(b, SP_LANE_TP, kind, count, AFTER_COMPUTE, -1);
+
+    if (t >= 0) {
+        b->prog->tasks[t].dtype = (int8_t)dtype;
+        b->prog->tasks[t].bytes = count * sp_dtype_size(dtype);
+    }
+    wait_for(b, t);
+}
+
+/* First virtual stage, F: the vocab-parallel embedding's partial outputs summed over the TP
+ * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism). */
+static void embedding_fwd(builder_t *b)
+{
+    if (b->c->tp > 1) {
+        tp_coll(b,
+                b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                b->c->tp_elements, b->c->dtype);
+    }
+}
+
+/* First virtual stage, the op with weight gradients: under sequence parallelism the output
+ * gradient all-gathered (the conjugate of the forward's reduce-scatter; an all-reduce's is
+ * the identity); on the chunk's last gradient op the embedding's gradient is reduced. */
+static void embedding_bwd(builder_t *b, int last_grad)
+{
+    if (b->c->tp > 1 && b->c->sequence_parallel) {
+        tp_coll(b, SP_COLL_ALL_GATHER, b->c->tp_elements, b->c->dtype);
+    }
+    if (last_grad) {
+        flush(b);
+        grad_ready(b, b->c->logits_param_bytes, -1);
+    }
+}
+
+/* Last virtual stage, F: the output layer (a column-parallel linear: under sequence parallelism
+ * its input all-gathered first), then the vocab-parallel cross-entropy's three fp32 all-reduces
+ * of b*s elements (the logits' maximum, the target's logit, the sum of exponentials). */
+static void logits_fwd(builder_t *b)
+{
+    const sp_program_config_t *c = b->c;
+
+    if (c->tp > 1 && c->sequence_parallel) {
+        tp_coll(b, SP_COLL_ALL_GATHER, c->tp_elements, c->dtype);
+    }
+    compute(b, c->flops_logits, -1);
+    for (int i = 0; i < 3 && c->tp > 1; i++) {
+        tp_coll(b, SP_COLL_ALL_REDUCE, c->tokens, SP_DTYPE_FLOAT);
+    }
+}
+
+/* Last virtual stage, backward of the output layer: dgrad then the all-reduce of the input
+ * gradient over the TP group; under sequence parallelism the input re-gathered for the wgrad
+ * (under the dgrad), the input gradient reduce-scattered (under the wgrad). A split B has only
+ * the dgrad and its collective, the W only the wgrad and (SP) the re-gather. */
+static void logits_bwd(builder_t *b, int grads, int input)
+{
+    const sp_program_config_t *c = b->c;
+    int sp = c->tp > 1 && c->sequence_parallel;
+    int32_t ag_in = -1, red;
+
+    if (sp && grads) {
+        ag_in = coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements,
+                     input ? AFTER_COMPUTE : -1, -1);
+        if (!input) {
+            wait_for(b, ag_in);
+        }
+    }
+    if (input) {
+        compute(b, c->flops_logits, -1);
+        red = c->tp > 1 ? coll(b, SP_LANE_TP, sp ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                               c->tp_elements, AFTER_COMPUTE, -1)
+                        : -1;
+        if (!sp) {
+            wait_for(b, red); /* the wgrad follows in the same GEMM stream */
+        }
+        wait_for(b, ag_in);
+        if (grads) {
+            compute(b, c->flops_logits, -1);
+            flush(b);
+        }
+        if (sp) {
+            wait_for(b, red);
+        }
+    } else {
+        compute(b, c->flops_logits, -1);
     }
 }
 
@@ -437,6 +529,9 @@ static void emit_op(builder_t *b, size_t k)
         emit_recv_send(b, 1, vs, from);
     }
     if (op->type == SP_SCHED_OP_F) {
+        if (vs == 0) {
+            embedding_fwd(b);
+        }
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
             fsdp_gather(b, layer);
@@ -444,13 +539,13 @@ static void emit_op(builder_t *b, size_t k)
             tp_block(b, c->flops_mlp, layer);
         }
         if (vs == V - 1) {
-            compute(b, c->flops_logits, -1);
+            logits_fwd(b);
         }
     } else {
         int grads = op->type == SP_SCHED_OP_W || !zb; /* this op computes weight gradients */
         int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
         if (vs == V - 1) {
-            compute(b, (double)(grads + input) * c->flops_logits, -1);
+            logits_bwd(b, grads, input);
             if (grads && last_grad) {
                 grad_ready(b, c->logits_param_bytes, -1);
             }
@@ -476,8 +571,8 @@ static void emit_op(builder_t *b, size_t k)
                 grad_ready(b, c->layer_param_bytes, layer);
             }
         }
-        if (grads && last_grad && vs == 0) {
-            grad_ready(b, c->logits_param_bytes, -1); /* the input embedding */
+        if (grads && vs == 0) {
+            embedding_bwd(b, last_grad);
         }
         if (grads && last_grad && ddp(b)) {
             flush(b);
@@ -500,7 +595,8 @@ static sp_status_t check_config(const sp_program_config_t *c)
 {
     if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
         c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
-        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype)) {
+        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype) ||
+        (c->tp > 1 && c->tokens == 0)) {
         sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
                  "layers per chunk %d)",
                  c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);

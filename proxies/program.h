@@ -8,12 +8,18 @@
  *   forward:  attention, then the MLP; with tensor parallelism (tp > 1) each block ends in an
  *             all-reduce of b*s*h elements over the TP group; with sequence parallelism each
  *             block is all-gather -> compute -> reduce-scatter instead. The last virtual stage
- *             adds the logits (2bshV/tp) after its last layer.
+ *             adds the logits (2bshV/tp) after its last layer: under sequence parallelism
+ *             its input is all-gathered first; with tp > 1 the vocab-parallel cross-entropy's 3
+ *             fp32 all-reduces of b*s follow. The first virtual stage starts with the
+ *             embedding's all-reduce (reduce-scatter under SP).
  *   backward: the layers in reverse, MLP then attention, with the conjugate TP collectives; the
  *             logits' backward comes first. Under sequence parallelism a block's backward is
  *             all-gather (output gradient), all-gather (its input again, for the weight
  *             gradient; under the dgrad GEMMs), dgrad, reduce-scatter (under the wgrad), wgrad:
- *             4 all-gathers + 2 reduce-scatters per layer; a split W re-gathers the inputs. For a schedule that splits the backward (ZB-H1,
+ *             4 all-gathers + 2 reduce-scatters per layer; a split W re-gathers the inputs.
+ *             The output layer's backward: dgrad, all-reduce of the input gradient (under SP:
+ *             re-gather, dgrad, reduce-scatter, wgrad); the embedding's under SP all-gathers
+ *             its output gradient. For a schedule that splits the backward (ZB-H1,
  *             ZB-V) B carries only the input gradient (FLOPs: projections and MLP once,
  *             attention core twice) and W the weight gradient (projections and MLP once), W
  *             without communication; otherwise B is the whole backward (2x forward).
@@ -37,7 +43,7 @@
  *        previous layer starts computing), with overlap off the compute waits for a gather
  *        issued only when it is needed. After a layer's gradient on the last microbatch, a
  *        reduce-scatter of its gradients, which the next compute waits for when overlap is
- *        off.
+ *        off; the output layer's and the embedding's gradients too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
  */
 #ifndef SP_PROGRAM_H
@@ -135,6 +141,7 @@ typedef struct {
     double flops_proj, flops_core, flops_mlp, flops_logits;
     double flops_per_ns; /* the device rate */
     uint64_t tp_elements;      /* b*s*h */
+    uint64_t tokens;           /* b*s: the cross-entropy's all-reduces (fp32) */
     uint64_t p2p_bytes;        /* pipeline message per microbatch */
     uint64_t layer_param_bytes; /* one layer's parameters on one TP rank */
     uint64_t logits_param_bytes; /* output layer and (first stage) input embedding, per TP rank */

@@ -259,6 +259,7 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->flops_logits = fl.logits_fwd;
     cfg_p->flops_per_ns = opts->tflops * 1e3; /* TFLOP/s = 1e3 FLOP/ns */
     cfg_p->tp_elements = (uint64_t)model.micro_batch * (uint64_t)model.seq * (uint64_t)model.hidden;
+    cfg_p->tokens = (uint64_t)model.micro_batch * (uint64_t)model.seq;
     cfg_p->p2p_bytes = sp_model_p2p_bytes(&model, layout->tp, opts->sequence_parallel);
     cfg_p->layer_param_bytes = sp_model_layer_param_bytes(&model, layout->tp);
     cfg_p->logits_param_bytes =

@@ -38,6 +38,7 @@ static sp_program_config_t layout(int which, sp_dtype_t grad)
         .flops_logits = 30,
         .flops_per_ns = 1.0,
         .tp_elements = 64,
+        .tokens = 8,
         .p2p_bytes = 256,
         .layer_param_bytes = 1024,
         .logits_param_bytes = 512,
@@ -154,18 +155,19 @@ static void test_sp_backward_order(void **state)
 
 /* DP gradient bytes: A: one bucket, 2 layers + the input embedding = (2 x 1024 + 512) / 2 = 1280
  * elements; B (stage 1: virtual stages 1 and 3): a reduce-scatter of 512 elements per layer and
- * chunk, 4; C (last stage): the output layer's 256 elements and layer 1's 512 fill a 2048-byte
- * fp32 bucket (768 elements), layer 0's 512 the next. fp32: 4 bytes per element, bf16: 2. */
+ * chunk, 4, and the output layer's 256 (FSDP reduces it too); C (last stage): the output layer's
+ * 256 elements and layer 1's 512 fill a 2048-byte fp32 bucket (768 elements), layer 0's 512 the
+ * next. fp32: 4 bytes per element, bf16: 2. */
 static void test_grad_dtype(void **state)
 {
     static const struct {
         int layout;
         size_t n;
-        uint64_t elements[2];
+        uint64_t first, total;
     } want[] = {
-        {LAYOUT_A, 1, {1280, 0}},
-        {LAYOUT_B, 4, {512, 512}},
-        {LAYOUT_C, 2, {768, 512}},
+        {LAYOUT_A, 1, 1280, 1280},
+        {LAYOUT_B, 5, 0, 4 * 512 + 256},
+        {LAYOUT_C, 2, 768, 1280},
     };
 
     (void)state;
@@ -176,6 +178,7 @@ static void test_grad_dtype(void **state)
             sp_program_config_t c = layout(want[k].layout, grad);
             sp_program_t pr;
             size_t seen = 0;
+            uint64_t elements = 0;
             if (g == 1 && want[k].layout == LAYOUT_C) {
                 c.bucket_bytes = 1024; /* the same buckets in bf16 */
             }
@@ -185,19 +188,77 @@ static void test_grad_dtype(void **state)
                 if (t->lane == SP_LANE_DP) {
                     assert_int_equal(t->dtype, grad);
                     assert_int_equal(t->bytes, t->count * (g == 0 ? 4 : 2));
-                    if (seen < 2) {
-                        assert_int_equal(t->count, want[k].elements[seen]);
-                    }
+                    assert_true(seen > 0 || want[k].first == 0 || t->count == want[k].first);
+                    elements += t->count;
                     total[g] += t->bytes;
                     seen++;
                 } else if (t->kind == SP_TASK_COLL) {
-                    assert_int_equal(t->dtype, SP_DTYPE_BFLOAT16); /* TP, FSDP gathers */
+                    /* TP and the FSDP gathers in the model's type, the cross-entropy's fp32 */
+                    int ce = t->lane == SP_LANE_TP && t->count == c.tokens;
+                    assert_int_equal(t->dtype, ce ? SP_DTYPE_FLOAT : SP_DTYPE_BFLOAT16);
+                    assert_int_equal(t->bytes, t->count * (ce ? 4 : 2));
                 }
             }
             assert_int_equal(seen, want[k].n);
+            assert_int_equal(elements, want[k].total);
             sp_program_free(&pr);
         }
         assert_int_equal(total[0], 2 * total[1]);
+    }
+}
+
+/* TP collectives outside the layers (layer -1), per step:
+ * A (stage 0 = first virtual stage, no SP): the embedding's all-reduce in each F: 4.
+ * B (stage 1 holds the last virtual stage, SP): per F the output layer's input all-gather and
+ *   the cross-entropy's 3 fp32 all-reduces of b*s = 8; per B the re-gather for the wgrad and the
+ *   reduce-scatter of the input gradient: AG 4 + 4, AR 12, RS 4.
+ * C (ZB-H1 last stage, SP): F as B's; the split B the reduce-scatter, W the re-gather: AG 8 (4 in
+ *   W), AR 12, RS 4.
+ * D (p = 1, m = 2, tp 2, no SP: first and last): per F the embedding all-reduce and the 3
+ *   cross-entropy all-reduces, per B the output layer's dgrad all-reduce: 4 of b*s*h, 6 of b*s.
+ * E (as D with SP): per F the embedding's reduce-scatter, the output layer's all-gather, the 3
+ *   cross-entropy all-reduces; per B the re-gather, the reduce-scatter, and the embedding's
+ *   output-gradient all-gather: AG 2 + 2 + 2, RS 2 + 2, AR 6. */
+static void test_tp_outside_layers(void **state)
+{
+    static const struct {
+        int layout, p, m, sp;
+        size_t ag, rs, ar_h, ar_tokens, ag_w;
+    } want[] = {
+        {LAYOUT_A, 2, 4, 0, 0, 0, 4, 0, 0},  {LAYOUT_B, 2, 4, 1, 8, 4, 0, 12, 0},
+        {LAYOUT_C, 4, 4, 1, 8, 4, 0, 12, 4}, {LAYOUT_A, 1, 2, 0, 0, 0, 4, 6, 0},
+        {LAYOUT_A, 1, 2, 1, 6, 4, 0, 6, 0},
+    };
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t c = layout(want[k].layout, SP_DTYPE_FLOAT);
+        sp_program_t pr;
+        size_t ag = 0, rs = 0, ar_h = 0, ar_tokens = 0, ag_w = 0;
+        c.p = want[k].p;
+        c.m = want[k].m;
+        c.sequence_parallel = want[k].sp;
+        build(&c, &pr);
+        for (size_t i = 0; i < pr.n; i++) {
+            const sp_task_t *t = &pr.tasks[i];
+            if (t->lane != SP_LANE_TP || t->layer >= 0) {
+                continue;
+            }
+            ag += t->coll == SP_COLL_ALL_GATHER;
+            ag_w += t->coll == SP_COLL_ALL_GATHER && t->sched_type == SP_SCHED_OP_W;
+            rs += t->coll == SP_COLL_REDUCE_SCATTER;
+            ar_h += t->coll == SP_COLL_ALL_REDUCE && t->count == c.tp_elements;
+            ar_tokens += t->coll == SP_COLL_ALL_REDUCE && t->count == c.tokens &&
+                         t->sched_type == SP_SCHED_OP_F && t->dtype == SP_DTYPE_FLOAT;
+        }
+        assert_int_equal(ag, want[k].ag);
+        assert_int_equal(rs, want[k].rs);
+        assert_int_equal(ar_h, want[k].ar_h);
+        assert_int_equal(ar_tokens, want[k].ar_tokens);
+        assert_int_equal(ag_w, want[k].ag_w);
+        assert_int_equal(count(&pr, SP_LANE_TP, -1, -1, 0) - count(&pr, SP_LANE_TP, -1, -1, 1),
+                         want[k].ag + want[k].rs + want[k].ar_h + want[k].ar_tokens);
+        sp_program_free(&pr);
     }
 }
 
@@ -217,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_tp_layers),
         cmocka_unit_test(test_sp_backward_order),
         cmocka_unit_test(test_grad_dtype),
+        cmocka_unit_test(test_tp_outside_layers),
         cmocka_unit_test(test_grad_dtype_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
