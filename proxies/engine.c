@@ -363,7 +363,8 @@ static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, 
 
     for (int r = 0; r < c->p && st == SP_OK; r++) {
         lists[r] = all + (size_t)r * n;
-        st = sp_schedule_build(c->kind, c->p, c->m, c->v, r, all + (size_t)r * n, n, &counts[r]);
+        st = sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, r,
+                                       all + (size_t)r * n, n, &counts[r]);
     }
     if (st == SP_OK) {
         st = sp_replay_run_staged(c->kind, c->p, c->m, c->v, lists, counts, costs, NULL, idle,

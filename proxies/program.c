@@ -608,17 +608,21 @@ static sp_status_t check_config(const sp_program_config_t *c)
 static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *prog)
 {
     size_t max = sp_schedule_op_count(c->kind, c->p, c->m, c->v);
+    const char *why = sp_schedule_why_invalid_grouped(c->kind, c->p, c->m, c->v, c->mb_group);
 
-    if (max == 0) {
-        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d",
-                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v);
+    if (why != NULL) {
+        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d group %d: %s",
+                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v, c->mb_group, why);
         return SP_ERR_INVALID;
+    }
+    if (max == 0) { /* m % p != 0 with a group size that allows it */
+        max = (size_t)(sp_schedule_splits_bw(c->kind) ? 3 : 2) * (size_t)c->m * (size_t)c->v;
     }
     prog->sched = calloc(max, sizeof(*prog->sched));
     if (prog->sched == NULL) {
         return SP_ERR_NOMEM;
     }
-    return sp_schedule_build(c->kind, c->p, c->m, c->v, c->stage, prog->sched, max,
+    return sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, c->stage, prog->sched, max,
                              &prog->n_sched_ops);
 }
 

@@ -129,6 +129,7 @@ typedef enum { SP_DP_DDP = 0, SP_DP_FSDP = 1 } sp_dp_mode_t;
 typedef struct {
     sp_sched_kind_t kind;
     int p, m, v, stage; /* pipeline: stages, microbatches, chunks per stage, this stage */
+    int mb_group;       /* interleaved: microbatch group size N; 0: Megatron's default, p */
     int tp, dp;
     int sequence_parallel;
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */

@@ -63,6 +63,10 @@ static const sp_opt_def_t proxy_defs[] = {
      NULL, 0},
     {"chunks", 0, SP_OPT_INT, OFF(chunks), "1", "N",
      "model chunks per stage (interleaved: 2 or more)", 1, 1024, NULL, 0},
+    {"microbatch-group-size", 0, SP_OPT_INT, OFF(mb_group), "0", "N",
+     "interleaved: microbatches per group, Megatron-LM's "
+     "--microbatch-group-size-per-virtual-pipeline-stage, in [pp, microbatches]; 0: pp",
+     0, 1e5, NULL, 0},
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
     {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
@@ -210,7 +214,14 @@ sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, c
         return SP_ERR_INVALID;
     }
     p = layout.pp;
-    why = sp_schedule_why_invalid(kind, p, (int)opts->microbatches, (int)opts->chunks);
+    why = sp_schedule_why_invalid_grouped(kind, p, (int)opts->microbatches, (int)opts->chunks,
+                                          (int)opts->mb_group);
+    if (why != NULL && opts->mb_group > 0) {
+        snprintf(err, errlen, "schedule %s cannot run with pp %d, %ld microbatches, %ld chunks and "
+                 "--microbatch-group-size %ld: %s", sp_schedule_kind_name(kind), p,
+                 opts->microbatches, opts->chunks, opts->mb_group, why);
+        return SP_ERR_INVALID;
+    }
     if (why != NULL) {
         snprintf(err, errlen, "schedule %s cannot run with pp %d, %ld microbatches and %ld "
                  "chunks: %s", sp_schedule_kind_name(kind), p, opts->microbatches, opts->chunks,
@@ -245,6 +256,7 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->p = layout->pp;
     cfg_p->m = (int)opts->microbatches;
     cfg_p->v = layout->v;
+    cfg_p->mb_group = (int)opts->mb_group;
     cfg_p->tp = layout->tp;
     cfg_p->dp = layout->dp;
     cfg_p->sequence_parallel = opts->sequence_parallel;

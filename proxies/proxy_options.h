@@ -32,6 +32,7 @@ typedef struct {
     int schedule; /* sp_sched_kind_t, an index into sp_schedule_names */
     long microbatches;
     long chunks;   /* model chunks per stage (interleaved) */
+    long mb_group; /* interleaved microbatch group size; 0: pp */
     int causal;
     double tflops; /* device rate the compute times are derived from */
     double peak_tflops; /* the hardware's peak per device, MFU's denominator; 0: no MFU */
