@@ -243,6 +243,9 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
     split_comms(ctx, &r);
     st = sp_engine_create(&ctx->backend, &r.comms, &r.cfg, &r.eng);
     if (st == SP_OK) {
+        sp_engine_set_watchdog(r.eng, ctx->watchdog); /* a completed task is progress */
+    }
+    if (st == SP_OK) {
         st = size_timeline(ctx, &r);
     }
     if (st == SP_OK && ctx->rank == 0) {
