@@ -479,7 +479,8 @@ static sp_status_t write_file(const predict_t *pr, const char *cmdline, double s
     if (st == SP_OK) {
         st = sp_proxy_result_begin(res, &pr->info, sp_schedule_kind_name(pr->cfg.kind),
                                    pr->model.name, sp_proxy_dp_mode_names[pr->cfg.dp_mode],
-                                   sp_dtype_names[pr->model.dtype]);
+                                   sp_dtype_names[pr->model.dtype],
+                                   sp_dtype_names[pr->cfg.grad_dtype]);
     }
     if (st == SP_OK) {
         st = sp_proxy_result_mark_predicted(res, pr->source);
@@ -509,11 +510,11 @@ static void print_result(const predict_t *pr)
            pr->model.micro_batch, sp_dtype_names[pr->model.dtype], c->dp, c->p, c->tp,
            pr->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
-           "overlap %s; %.3g TFLOP/s per device\n",
+           "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           pr->o.proxy.tflops);
+           sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], pr->o.proxy.tflops);
     printf("# communication: %s\n", pr->source);
     if (rows == NULL) {
         return;

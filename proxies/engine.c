@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 #include "intervals.h"
@@ -13,6 +14,7 @@
 #include "replay.h"
 #include "stepmetrics.h"
 #include "timeutil.h"
+#include "watchdog.h"
 
 /* Entries one host stream queues before the enqueuing thread blocks (host_stream.c); a step
  * must fit, or the enqueuing thread of one rank could wait on a peer that waits on it. */
@@ -32,6 +34,7 @@ struct sp_engine {
     sp_interval_t *iv;      /* per task, ns from the reference */
     sp_interval_t *scratch; /* 2 (n tasks + 1): sp_step_metrics */
     int64_t ref_host_ns;
+    sp_watchdog_t *wd;      /* shown each completed task (sp_engine_set_watchdog); NULL: none */
 };
 
 static int lane_used(const sp_engine_t *e, int lane)
@@ -218,7 +221,7 @@ static sp_status_t enqueue_coll(sp_engine_t *e, const sp_task_t *t, sp_stream_t 
     a.kind = (sp_coll_kind_t)t->coll;
     a.rank = tp ? e->tp_rank : e->dp_rank;
     a.nranks = tp ? e->cfg.tp : e->cfg.dp;
-    a.dtype = e->cfg.dtype;
+    a.dtype = (sp_dtype_t)t->dtype;
     a.redop = SP_REDOP_SUM;
     sp_coll_get(a.kind)->get_counts(t->count, sp_dtype_size(a.dtype), a.nranks, &a.counts);
     st = sp_coll_call(&a, &call);
@@ -299,6 +302,57 @@ static sp_status_t read_intervals(sp_engine_t *e)
     return SP_OK;
 }
 
+/* While the step runs: each time a task has completed since the last look, the rank is alive
+ * for the watchdog, so a step longer than --timeout runs on while a stalled rank (no task
+ * completing) is still caught. Tasks of one lane complete in their order: one cursor per lane. */
+static sp_status_t watch_tasks(sp_engine_t *e)
+{
+    const sp_backend_ops_t *o = e->be->ops;
+    size_t cur[SP_LANE_COUNT] = {0};
+    const struct timespec poll = {0, 5000000};
+    int pending = 1;
+
+    if (e->wd == NULL || o->event_query == NULL) {
+        return SP_OK;
+    }
+    while (pending) {
+        int progressed = 0;
+        pending = 0;
+        for (int l = 0; l < SP_LANE_COUNT; l++) {
+            while (cur[l] < e->prog.n) {
+                int done = 0;
+                sp_status_t st = SP_OK;
+                if (e->prog.tasks[cur[l]].lane == l) {
+                    st = o->event_query(e->be->state, e->ev[2 * cur[l] + 1], &done);
+                } else {
+                    done = 1; /* another lane's task */
+                }
+                if (st != SP_OK) {
+                    return st;
+                }
+                if (!done) {
+                    pending = 1;
+                    break;
+                }
+                progressed |= e->prog.tasks[cur[l]].lane == l;
+                cur[l]++;
+            }
+        }
+        if (progressed) {
+            sp_watchdog_alive(e->wd);
+        }
+        if (pending) {
+            nanosleep(&poll, NULL);
+        }
+    }
+    return SP_OK;
+}
+
+void sp_engine_set_watchdog(sp_engine_t *eng, sp_watchdog_t *wd)
+{
+    eng->wd = wd;
+}
+
 /* The timed part: nothing is allocated or printed between the reference record and the sync. */
 static sp_status_t run_step(sp_engine_t *e)
 {
@@ -311,6 +365,9 @@ static sp_status_t run_step(sp_engine_t *e)
     e->ref_host_ns = (int64_t)sp_time_ns();
     for (size_t i = 0; i < e->prog.n && st == SP_OK; i++) {
         st = enqueue_task(e, i);
+    }
+    if (st == SP_OK) {
+        st = watch_tasks(e);
     }
     if (st == SP_OK) {
         st = sync_streams(e);
@@ -326,7 +383,7 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
         sp_event_init(&ev, eng->rank, (sp_ev_kind_t)t->ev_kind);
         ev.lane = t->lane;
         ev.op = t->coll;
-        ev.dtype = t->kind == SP_TASK_COLL ? (int16_t)eng->cfg.dtype : -1;
+        ev.dtype = t->kind == SP_TASK_COLL ? (int16_t)t->dtype : -1;
         ev.step = step;
         ev.microbatch = t->microbatch;
         ev.chunk = t->chunk;
@@ -363,7 +420,8 @@ static sp_status_t predict(const sp_engine_t *e, const sp_replay_cost_t *costs, 
 
     for (int r = 0; r < c->p && st == SP_OK; r++) {
         lists[r] = all + (size_t)r * n;
-        st = sp_schedule_build(c->kind, c->p, c->m, c->v, r, all + (size_t)r * n, n, &counts[r]);
+        st = sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, r,
+                                       all + (size_t)r * n, n, &counts[r]);
     }
     if (st == SP_OK) {
         st = sp_replay_run_staged(c->kind, c->p, c->m, c->v, lists, counts, costs, NULL, idle,

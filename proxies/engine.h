@@ -14,6 +14,7 @@
 #include "proxy_result.h"
 #include "status.h"
 #include "timeline.h"
+#include "watchdog.h"
 
 /* The communicators of one rank (from sp_layout_split): world, and its TP, PP and DP groups,
  * whose rank is the rank's coordinate; colors number the groups of a family. */
@@ -33,6 +34,10 @@ typedef struct sp_engine sp_engine_t;
 sp_status_t sp_engine_create(const sp_backend_t *be, const sp_engine_comms_t *comms,
                              const sp_program_config_t *cfg, sp_engine_t **eng_p);
 void sp_engine_destroy(sp_engine_t *eng);
+
+/* Show every completed task of a step to wd as progress (sp_watchdog_alive), so a rank
+ * computing is alive however long its step; NULL: none. Needs the backend's event_query. */
+void sp_engine_set_watchdog(sp_engine_t *eng, sp_watchdog_t *wd);
 
 /* The program this rank runs. */
 const sp_program_t *sp_engine_program(const sp_engine_t *eng);

@@ -87,6 +87,7 @@ static void task_init(const builder_t *b, sp_task_t *t, sp_task_kind_t kind, sp_
     t->bucket = -1;
     t->peer = -1;
     t->tag = -1;
+    t->dtype = (int8_t)b->c->dtype;
 }
 
 static void add_dep(sp_task_t *t, int32_t dep)
@@ -195,6 +196,19 @@ static int32_t coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t 
     return push(b, &t);
 }
 
+/* A gradient reduction (DP lane) of `elements` gradients, in the gradient dtype. */
+static int32_t grad_coll(builder_t *b, sp_coll_kind_t kind, uint64_t elements, int32_t dep,
+                         int32_t layer)
+{
+    int32_t t = coll(b, SP_LANE_DP, kind, elements, dep, layer);
+
+    if (t >= 0) {
+        b->prog->tasks[t].dtype = (int8_t)b->c->grad_dtype;
+        b->prog->tasks[t].bytes = elements * sp_dtype_size(b->c->grad_dtype);
+    }
+    return t;
+}
+
 /* One attention or MLP block on the TP group: the block's compute and its collectives. */
 static void tp_block(builder_t *b, double flops, int32_t layer)
 {
@@ -212,6 +226,39 @@ static void tp_block(builder_t *b, double flops, int32_t layer)
                          layer));
     } else {
         compute(b, flops, layer);
+    }
+}
+
+/* The backward of one block: dgrad and wgrad FLOPs (wgrad 0: a split backward's B). With
+ * sequence parallelism, Megatron's order: all-gather of the output gradient (the conjugate of
+ * the forward's reduce-scatter), the re-all-gather of the block's input for the weight gradient
+ * (issued with it, overlapping the dgrad GEMMs), the dgrad, the reduce-scatter of the input
+ * gradient (overlapping the wgrad GEMMs), the wgrad; what follows waits for the reduce-scatter. */
+static void tp_block_bwd(builder_t *b, double dgrad, double wgrad, int32_t layer)
+{
+    const sp_program_config_t *c = b->c;
+    int32_t ag_in, rs;
+
+    if (!(c->tp > 1 && c->sequence_parallel) || wgrad <= 0.0) {
+        tp_block(b, dgrad + wgrad, layer);
+        return;
+    }
+    wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE, layer));
+    ag_in = coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE, layer);
+    compute(b, dgrad, layer);
+    rs = coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, AFTER_COMPUTE, layer);
+    wait_for(b, ag_in);
+    compute(b, wgrad, layer);
+    flush(b);
+    wait_for(b, rs);
+}
+
+/* A split backward's W under sequence parallelism: the block's input all-gathered again for its
+ * weight gradient (issued at once: it overlaps the previous block's wgrad GEMMs). */
+static void sp_wgrad_input(builder_t *b, int32_t layer)
+{
+    if (b->c->tp > 1 && b->c->sequence_parallel) {
+        wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, b->c->tp_elements, -1, layer));
     }
 }
 
@@ -242,13 +289,13 @@ static void fsdp_gather(builder_t *b, int32_t layer)
 
 static void ddp_bucket(builder_t *b)
 {
-    uint64_t count = b->fill / elt_size(b);
+    uint64_t count = b->fill / sp_dtype_size(b->c->grad_dtype);
 
     if (b->fill == 0) {
         return;
     }
     if (b->c->overlap) {
-        int32_t t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        int32_t t = grad_coll(b, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = b->bucket;
         }
@@ -262,20 +309,114 @@ static void ddp_bucket(builder_t *b)
     b->fill = 0;
 }
 
-/* Gradients of `bytes` are complete (only called on a chunk's last gradient op). */
+/* Gradients of parameters of `bytes` (model dtype) are complete (only called on a chunk's last
+ * gradient op); they are reduced in the gradient dtype. */
 static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
 {
+    uint64_t elements = bytes / elt_size(b);
+
     if (ddp(b)) {
-        b->fill += bytes;
+        b->fill += elements * sp_dtype_size(b->c->grad_dtype);
         if (b->fill >= b->c->bucket_bytes) {
             ddp_bucket(b);
         }
-    } else if (fsdp(b) && layer >= 0) {
-        int32_t rs = coll(b, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, bytes / elt_size(b),
-                          AFTER_COMPUTE, layer);
+    } else if (fsdp(b) && elements > 0) {
+        int32_t rs = grad_coll(b, SP_COLL_REDUCE_SCATTER, elements, AFTER_COMPUTE, layer);
         if (!b->c->overlap) {
             wait_for(b, rs);
         }
+    }
+}
+
+/* A TP collective outside the layers (layer -1), waiting for the compute before it; the next
+ * compute waits for it. */
+static void tp_coll(builder_t *b, sp_coll_kind_t kind, uint64_t count, sp_dtype_t dtype)
+{
+    int32_t t = coll(b, SP_LANE_TP, kind, count, AFTER_COMPUTE, -1);
+
+    if (t >= 0) {
+        b->prog->tasks[t].dtype = (int8_t)dtype;
+        b->prog->tasks[t].bytes = count * sp_dtype_size(dtype);
+    }
+    wait_for(b, t);
+}
+
+/* First virtual stage, F: the vocab-parallel embedding's partial outputs summed over the TP
+ * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism). */
+static void embedding_fwd(builder_t *b)
+{
+    if (b->c->tp > 1) {
+        tp_coll(b,
+                b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                b->c->tp_elements, b->c->dtype);
+    }
+}
+
+/* First virtual stage, the op with weight gradients: under sequence parallelism the output
+ * gradient all-gathered (the conjugate of the forward's reduce-scatter; an all-reduce's is
+ * the identity); on the chunk's last gradient op the embedding's gradient is reduced. */
+static void embedding_bwd(builder_t *b, int last_grad)
+{
+    if (b->c->tp > 1 && b->c->sequence_parallel) {
+        tp_coll(b, SP_COLL_ALL_GATHER, b->c->tp_elements, b->c->dtype);
+    }
+    if (last_grad) {
+        flush(b);
+        grad_ready(b, b->c->logits_param_bytes, -1);
+    }
+}
+
+/* Last virtual stage, F: the output layer (a column-parallel linear: under sequence parallelism
+ * its input all-gathered first), then the vocab-parallel cross-entropy's three fp32 all-reduces
+ * of b*s elements (the logits' maximum, the target's logit, the sum of exponentials). */
+static void logits_fwd(builder_t *b)
+{
+    const sp_program_config_t *c = b->c;
+
+    if (c->tp > 1 && c->sequence_parallel) {
+        tp_coll(b, SP_COLL_ALL_GATHER, c->tp_elements, c->dtype);
+    }
+    compute(b, c->flops_logits, -1);
+    for (int i = 0; i < 3 && c->tp > 1; i++) {
+        tp_coll(b, SP_COLL_ALL_REDUCE, c->tokens, SP_DTYPE_FLOAT);
+    }
+}
+
+/* Last virtual stage, backward of the output layer: dgrad then the all-reduce of the input
+ * gradient over the TP group; under sequence parallelism the input re-gathered for the wgrad
+ * (under the dgrad), the input gradient reduce-scattered (under the wgrad). A split B has only
+ * the dgrad and its collective, the W only the wgrad and (SP) the re-gather. */
+static void logits_bwd(builder_t *b, int grads, int input)
+{
+    const sp_program_config_t *c = b->c;
+    int sp = c->tp > 1 && c->sequence_parallel;
+    int32_t ag_in = -1, red;
+
+    if (sp && grads) {
+        ag_in = coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements,
+                     input ? AFTER_COMPUTE : -1, -1);
+        if (!input) {
+            wait_for(b, ag_in);
+        }
+    }
+    if (input) {
+        compute(b, c->flops_logits, -1);
+        red = c->tp > 1 ? coll(b, SP_LANE_TP, sp ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                               c->tp_elements, AFTER_COMPUTE, -1)
+                        : -1;
+        if (!sp) {
+            wait_for(b, red); /* the wgrad follows in the same GEMM stream */
+        }
+        wait_for(b, ag_in);
+        if (grads) {
+            compute(b, c->flops_logits, -1);
+            flush(b);
+        }
+        if (sp) {
+            wait_for(b, red);
+        }
+    } else {
+        compute(b, c->flops_logits, -1);
     }
 }
 
@@ -388,6 +529,9 @@ static void emit_op(builder_t *b, size_t k)
         emit_recv_send(b, 1, vs, from);
     }
     if (op->type == SP_SCHED_OP_F) {
+        if (vs == 0) {
+            embedding_fwd(b);
+        }
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
             fsdp_gather(b, layer);
@@ -395,13 +539,13 @@ static void emit_op(builder_t *b, size_t k)
             tp_block(b, c->flops_mlp, layer);
         }
         if (vs == V - 1) {
-            compute(b, c->flops_logits, -1);
+            logits_fwd(b);
         }
     } else {
         int grads = op->type == SP_SCHED_OP_W || !zb; /* this op computes weight gradients */
         int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
         if (vs == V - 1) {
-            compute(b, (double)(grads + input) * c->flops_logits, -1);
+            logits_bwd(b, grads, input);
             if (grads && last_grad) {
                 grad_ready(b, c->logits_param_bytes, -1);
             }
@@ -411,19 +555,24 @@ static void emit_op(builder_t *b, size_t k)
             double mlp = (double)(grads + input) * c->flops_mlp;
             double attn = (double)(grads + input) * c->flops_proj + (input ? 2.0 * c->flops_core : 0.0);
             if (input) {
+                double wg_mlp = grads ? c->flops_mlp : 0.0, wg_attn = grads ? c->flops_proj : 0.0;
                 fsdp_gather(b, layer);
-                tp_block(b, mlp, layer);
-                tp_block(b, attn, layer);
+                tp_block_bwd(b, mlp - wg_mlp, wg_mlp, layer);
+                tp_block_bwd(b, attn - wg_attn, wg_attn, layer);
             } else {
-                compute(b, mlp + attn, layer); /* W: weight-gradient GEMMs, no communication */
+                /* W: weight-gradient GEMMs; under SP on the re-gathered input */
+                sp_wgrad_input(b, layer);
+                compute(b, mlp, layer);
+                sp_wgrad_input(b, layer);
+                compute(b, attn, layer);
             }
             if (grads && last_grad && c->dp > 1) {
                 flush(b);
                 grad_ready(b, c->layer_param_bytes, layer);
             }
         }
-        if (grads && last_grad && vs == 0) {
-            grad_ready(b, c->logits_param_bytes, -1); /* the input embedding */
+        if (grads && vs == 0) {
+            embedding_bwd(b, last_grad);
         }
         if (grads && last_grad && ddp(b)) {
             flush(b);
@@ -436,11 +585,18 @@ static void emit_op(builder_t *b, size_t k)
     }
 }
 
+static int grad_dtype_ok(sp_dtype_t d)
+{
+    return d == SP_DTYPE_FLOAT || d == SP_DTYPE_BFLOAT16 || d == SP_DTYPE_HALF ||
+           d == SP_DTYPE_DOUBLE;
+}
+
 static sp_status_t check_config(const sp_program_config_t *c)
 {
     if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
         c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
-        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0) {
+        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype) ||
+        (c->tp > 1 && c->tokens == 0)) {
         sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
                  "layers per chunk %d)",
                  c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);
@@ -452,17 +608,21 @@ static sp_status_t check_config(const sp_program_config_t *c)
 static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *prog)
 {
     size_t max = sp_schedule_op_count(c->kind, c->p, c->m, c->v);
+    const char *why = sp_schedule_why_invalid_grouped(c->kind, c->p, c->m, c->v, c->mb_group);
 
-    if (max == 0) {
-        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d",
-                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v);
+    if (why != NULL) {
+        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d group %d: %s",
+                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v, c->mb_group, why);
         return SP_ERR_INVALID;
+    }
+    if (max == 0) { /* m % p != 0 with a group size that allows it */
+        max = (size_t)(sp_schedule_splits_bw(c->kind) ? 3 : 2) * (size_t)c->m * (size_t)c->v;
     }
     prog->sched = calloc(max, sizeof(*prog->sched));
     if (prog->sched == NULL) {
         return SP_ERR_NOMEM;
     }
-    return sp_schedule_build(c->kind, c->p, c->m, c->v, c->stage, prog->sched, max,
+    return sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, c->stage, prog->sched, max,
                              &prog->n_sched_ops);
 }
 
@@ -502,7 +662,7 @@ static void emit_deferred(builder_t *b)
         const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
         int32_t t;
         b->chunk = (int32_t)d[1];
-        t = coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
+        t = grad_coll(b, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = (int32_t)d[2];
         }

@@ -8,9 +8,18 @@
  *   forward:  attention, then the MLP; with tensor parallelism (tp > 1) each block ends in an
  *             all-reduce of b*s*h elements over the TP group; with sequence parallelism each
  *             block is all-gather -> compute -> reduce-scatter instead. The last virtual stage
- *             adds the logits (2bshV/tp) after its last layer.
+ *             adds the logits (2bshV/tp) after its last layer: under sequence parallelism
+ *             its input is all-gathered first; with tp > 1 the vocab-parallel cross-entropy's 3
+ *             fp32 all-reduces of b*s follow. The first virtual stage starts with the
+ *             embedding's all-reduce (reduce-scatter under SP).
  *   backward: the layers in reverse, MLP then attention, with the conjugate TP collectives; the
- *             logits' backward comes first. For a schedule that splits the backward (ZB-H1,
+ *             logits' backward comes first. Under sequence parallelism a block's backward is
+ *             all-gather (output gradient), all-gather (its input again, for the weight
+ *             gradient; under the dgrad GEMMs), dgrad, reduce-scatter (under the wgrad), wgrad:
+ *             4 all-gathers + 2 reduce-scatters per layer; a split W re-gathers the inputs.
+ *             The output layer's backward: dgrad, all-reduce of the input gradient (under SP:
+ *             re-gather, dgrad, reduce-scatter, wgrad); the embedding's under SP all-gathers
+ *             its output gradient. For a schedule that splits the backward (ZB-H1,
  *             ZB-V) B carries only the input gradient (FLOPs: projections and MLP once,
  *             attention core twice) and W the weight gradient (projections and MLP once), W
  *             without communication; otherwise B is the whole backward (2x forward).
@@ -28,12 +37,13 @@
  *        (overlap on) or after the step's last compute (overlap off, Megatron without
  *        overlap_grad_reduce). Buckets are per chunk; a chunk's last bucket may be smaller.
  *        The output layer (last stage) and the input embedding (first stage) are in it.
+ *        Gradient reductions (DDP and FSDP) run in grad_dtype: fp32 by default, as Megatron.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
  *        previous layer starts computing), with overlap off the compute waits for a gather
  *        issued only when it is needed. After a layer's gradient on the last microbatch, a
  *        reduce-scatter of its gradients, which the next compute waits for when overlap is
- *        off.
+ *        off; the output layer's and the embedding's gradients too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
  */
 #ifndef SP_PROGRAM_H
@@ -101,6 +111,7 @@ typedef struct {
     int8_t coll;       /* sp_coll_kind_t of a COLL task, else -1 */
     int8_t sched_type; /* SP_SCHED_OP_F/B/W of the schedule op it belongs to, -1: none */
     int8_t phase;      /* sp_phase_t of that op (cool-down for tasks after the last op) */
+    int8_t dtype;      /* COLL: the sp_dtype_t it runs in (gradient reductions: grad_dtype) */
     int32_t sched_op;  /* index of that op in the stage's op list, -1: none */
     int32_t microbatch, chunk, layer, bucket; /* -1: not applicable; layer is global */
     int32_t peer, tag;                        /* SEND / RECV: rank in the PP group, tag */
@@ -118,20 +129,24 @@ typedef enum { SP_DP_DDP = 0, SP_DP_FSDP = 1 } sp_dp_mode_t;
 typedef struct {
     sp_sched_kind_t kind;
     int p, m, v, stage; /* pipeline: stages, microbatches, chunks per stage, this stage */
+    int mb_group;       /* interleaved: microbatch group size N; 0: Megatron's default, p */
     int tp, dp;
     int sequence_parallel;
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
     int overlap; /* 1: DP communication overlaps compute; 0: serialized */
     int layers_per_chunk;
-    sp_dtype_t dtype;
+    sp_dtype_t dtype;      /* the model's: activations, parameters, TP and PP traffic */
+    sp_dtype_t grad_dtype; /* the DP gradient reduction's (a floating type): Megatron with bf16
+                            * reduces in fp32 unless --grad-reduce-in-bf16 */
     /* forward FLOPs on one TP rank per layer and microbatch, and of the logits */
     double flops_proj, flops_core, flops_mlp, flops_logits;
     double flops_per_ns; /* the device rate */
     uint64_t tp_elements;      /* b*s*h */
+    uint64_t tokens;           /* b*s: the cross-entropy's all-reduces (fp32) */
     uint64_t p2p_bytes;        /* pipeline message per microbatch */
     uint64_t layer_param_bytes; /* one layer's parameters on one TP rank */
     uint64_t logits_param_bytes; /* output layer and (first stage) input embedding, per TP rank */
-    uint64_t bucket_bytes;     /* DDP bucket size */
+    uint64_t bucket_bytes;     /* DDP bucket size, bytes of gradients in grad_dtype */
 } sp_program_config_t;
 
 typedef struct {

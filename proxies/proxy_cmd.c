@@ -53,11 +53,12 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            model.name, model.layers, model.hidden, model.ffn, model.seq, model.micro_batch,
            sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
-           "overlap %s; %.3g TFLOP/s per device; %zu tasks per step on rank 0\n",
+           "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device; %zu tasks per step on "
+           "rank 0\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           o->tflops, sp_engine_program(r->eng)->n);
+           sp_proxy_grad_reduce_names[o->grad_reduce], o->tflops, sp_engine_program(r->eng)->n);
     if (o->steps > 0) {
         printf("# %ld warm-up step(s), %ld measured step(s)\n", o->warmup_steps, o->steps);
     } else {
@@ -242,6 +243,9 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
     split_comms(ctx, &r);
     st = sp_engine_create(&ctx->backend, &r.comms, &r.cfg, &r.eng);
     if (st == SP_OK) {
+        sp_engine_set_watchdog(r.eng, ctx->watchdog); /* a completed task is progress */
+    }
+    if (st == SP_OK) {
         st = size_timeline(ctx, &r);
     }
     if (st == SP_OK && ctx->rank == 0) {
@@ -249,7 +253,7 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
         print_header(ctx, &r, o);
         st = sp_proxy_result_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
                                    model.name, sp_proxy_dp_mode_names[r.cfg.dp_mode],
-                                   sp_dtype_names[model.dtype]);
+                                   sp_dtype_names[model.dtype], sp_dtype_names[r.cfg.grad_dtype]);
     }
     st = sp_ctx_agree(ctx, st);
     if (st == SP_OK) {

@@ -7,6 +7,7 @@
 #include "backend.h"
 
 const char *const sp_proxy_dp_mode_names[2] = {"ddp", "fsdp"};
+const char *const sp_proxy_grad_reduce_names[2] = {"fp32", "bf16"};
 static const char *const on_off[] = {"on", "off"};
 
 #define OFF(field) offsetof(sp_proxy_opts_t, field)
@@ -48,6 +49,10 @@ static const sp_opt_def_t proxy_defs[] = {
      0, -1, sp_proxy_dp_mode_names, 2},
     {"bucket-mb", 0, SP_OPT_DOUBLE, OFF(bucket_mib), "25", "MIB", "DDP gradient bucket size, MiB",
      1e-6, 1e6, NULL, 0},
+    {"grad-reduce-dtype", 0, SP_OPT_CHOICE, OFF(grad_reduce), "fp32", "fp32|bf16",
+     "dtype of the DDP gradient all-reduce and the FSDP reduce-scatter: fp32 (Megatron-LM's "
+     "default with bf16 parameters) or bf16 (its --grad-reduce-in-bf16; half the bytes)",
+     0, -1, sp_proxy_grad_reduce_names, 2},
     {"overlap", 0, SP_OPT_CHOICE, OFF(overlap), "on", "ON|OFF",
      "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
      on_off, 2},
@@ -58,6 +63,10 @@ static const sp_opt_def_t proxy_defs[] = {
      NULL, 0},
     {"chunks", 0, SP_OPT_INT, OFF(chunks), "1", "N",
      "model chunks per stage (interleaved: 2 or more)", 1, 1024, NULL, 0},
+    {"microbatch-group-size", 0, SP_OPT_INT, OFF(mb_group), "0", "N",
+     "interleaved: microbatches per group, Megatron-LM's "
+     "--microbatch-group-size-per-virtual-pipeline-stage, in [pp, microbatches]; 0: pp",
+     0, 1e5, NULL, 0},
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
     {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
@@ -85,6 +94,11 @@ const sp_opt_table_t sp_proxy_opt_table = {
     .defs = proxy_defs,
     .ndefs = (int)(sizeof(proxy_defs) / sizeof(proxy_defs[0])),
 };
+
+sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts)
+{
+    return opts->grad_reduce == 1 ? SP_DTYPE_BFLOAT16 : SP_DTYPE_FLOAT;
+}
 
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts)
 {
@@ -200,7 +214,14 @@ sp_status_t sp_proxy_opts_check_world(const sp_proxy_opts_t *opts, int nranks, c
         return SP_ERR_INVALID;
     }
     p = layout.pp;
-    why = sp_schedule_why_invalid(kind, p, (int)opts->microbatches, (int)opts->chunks);
+    why = sp_schedule_why_invalid_grouped(kind, p, (int)opts->microbatches, (int)opts->chunks,
+                                          (int)opts->mb_group);
+    if (why != NULL && opts->mb_group > 0) {
+        snprintf(err, errlen, "schedule %s cannot run with pp %d, %ld microbatches, %ld chunks and "
+                 "--microbatch-group-size %ld: %s", sp_schedule_kind_name(kind), p,
+                 opts->microbatches, opts->chunks, opts->mb_group, why);
+        return SP_ERR_INVALID;
+    }
     if (why != NULL) {
         snprintf(err, errlen, "schedule %s cannot run with pp %d, %ld microbatches and %ld "
                  "chunks: %s", sp_schedule_kind_name(kind), p, opts->microbatches, opts->chunks,
@@ -235,6 +256,7 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->p = layout->pp;
     cfg_p->m = (int)opts->microbatches;
     cfg_p->v = layout->v;
+    cfg_p->mb_group = (int)opts->mb_group;
     cfg_p->tp = layout->tp;
     cfg_p->dp = layout->dp;
     cfg_p->sequence_parallel = opts->sequence_parallel;
@@ -242,19 +264,21 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->overlap = opts->overlap == 0;
     cfg_p->layers_per_chunk = (int)(model.layers / ((long)layout->pp * layout->v));
     cfg_p->dtype = model.dtype;
+    cfg_p->grad_dtype = sp_proxy_grad_dtype(opts);
     cfg_p->flops_proj = fl.attn_proj_fwd;
     cfg_p->flops_core = fl.attn_core_fwd;
     cfg_p->flops_mlp = fl.mlp_fwd;
     cfg_p->flops_logits = fl.logits_fwd;
     cfg_p->flops_per_ns = opts->tflops * 1e3; /* TFLOP/s = 1e3 FLOP/ns */
     cfg_p->tp_elements = (uint64_t)model.micro_batch * (uint64_t)model.seq * (uint64_t)model.hidden;
+    cfg_p->tokens = (uint64_t)model.micro_batch * (uint64_t)model.seq;
     cfg_p->p2p_bytes = sp_model_p2p_bytes(&model, layout->tp, opts->sequence_parallel);
     cfg_p->layer_param_bytes = sp_model_layer_param_bytes(&model, layout->tp);
     cfg_p->logits_param_bytes =
         (uint64_t)model.vocab * (uint64_t)model.hidden / (uint64_t)layout->tp * elt;
     cfg_p->bucket_bytes = (uint64_t)(opts->bucket_mib * 1048576.0);
-    if (cfg_p->bucket_bytes < elt) {
-        cfg_p->bucket_bytes = elt;
+    if (cfg_p->bucket_bytes < sp_dtype_size(cfg_p->grad_dtype)) {
+        cfg_p->bucket_bytes = sp_dtype_size(cfg_p->grad_dtype);
     }
     return SP_OK;
 }

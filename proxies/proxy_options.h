@@ -27,10 +27,12 @@ typedef struct {
     int sequence_parallel;
     int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
     double bucket_mib;
+    int grad_reduce; /* index into sp_proxy_grad_reduce_names: fp32, bf16 */
     int overlap;  /* index into on, off */
     int schedule; /* sp_sched_kind_t, an index into sp_schedule_names */
     long microbatches;
     long chunks;   /* model chunks per stage (interleaved) */
+    long mb_group; /* interleaved microbatch group size; 0: pp */
     int causal;
     double tflops; /* device rate the compute times are derived from */
     double peak_tflops; /* the hardware's peak per device, MFU's denominator; 0: no MFU */
@@ -75,5 +77,9 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts);
 
 extern const char *const sp_proxy_dp_mode_names[2];
+extern const char *const sp_proxy_grad_reduce_names[2];
+
+/* The dtype --grad-reduce-dtype names. */
+sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts);
 
 #endif

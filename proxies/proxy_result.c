@@ -94,7 +94,7 @@ static sp_status_t begin_tables(sp_result_t *res, const sp_proxy_info_t *info)
 
 sp_status_t sp_proxy_result_begin(sp_result_t *res, const sp_proxy_info_t *info,
                                   const char *schedule, const char *model, const char *dp_mode,
-                                  const char *dtype)
+                                  const char *dtype, const char *grad_reduce_dtype)
 {
     sp_status_t status = begin_tables(res, info);
 
@@ -109,6 +109,9 @@ sp_status_t sp_proxy_result_begin(sp_result_t *res, const sp_proxy_info_t *info,
     }
     if (status == SP_OK) {
         status = sp_result_attr_str(res, "/proxy", "dtype", dtype);
+    }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/proxy", "grad_reduce_dtype", grad_reduce_dtype);
     }
     return status == SP_OK ? sp_result_flush(res) : status;
 }
@@ -172,6 +175,8 @@ sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d)
     sp__result_read_attr(g, "schedule", d->schedule, sizeof(d->schedule));
     sp__result_read_attr(g, "model", d->model, sizeof(d->model));
     sp__result_read_attr(g, "dp_mode", d->dp_mode, sizeof(d->dp_mode));
+    sp__result_read_attr(g, "grad_reduce_dtype", d->grad_reduce_dtype,
+                         sizeof(d->grad_reduce_dtype)); /* absent before issue 20: "" */
     if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
         d->predicted = strtol(buf, NULL, 10) != 0;
         sp__result_read_attr(g, "predicted_source", d->predicted_source,

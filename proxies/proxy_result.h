@@ -62,6 +62,7 @@ typedef struct {
     char schedule[32]; /* attributes of /proxy */
     char model[32];
     char dp_mode[16];
+    char grad_reduce_dtype[16]; /* "float" or "bfloat16"; "" in older files */
     int predicted;               /* attribute predicted: written by `predict` */
     char predicted_source[1100]; /* its cost model (predicted_source) */
 } sp_proxy_result_data_t;
@@ -70,12 +71,13 @@ typedef struct {
 hid_t sp__proxy_rank_type(void); /* /proxy/ranks rows: sp_proxy_rank_row_t */
 hid_t sp__proxy_info_type(void); /* /proxy/info: sp_proxy_info_t */
 
-/* /proxy: the info row, the names (schedule, model, dp_mode, dtype) as attributes, and an empty
+/* /proxy: the info row, the names (schedule, model, dp_mode, dtype, grad_reduce_dtype) as
+ * attributes, and an empty
  * /proxy/ranks table, flushed; then sp_proxy_result_append adds one step's rows at a time and
  * flushes, so a stopped run keeps every finished step. */
 sp_status_t sp_proxy_result_begin(sp_result_t *res, const sp_proxy_info_t *info,
                                   const char *schedule, const char *model, const char *dp_mode,
-                                  const char *dtype);
+                                  const char *dtype, const char *grad_reduce_dtype);
 sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *rows, size_t n);
 
 /* Mark /proxy (after sp_proxy_result_begin) as predicted by `scaleprobe predict`, not measured:

@@ -73,7 +73,10 @@ static sp_status_t check_args(sp_sched_kind_t kind, int p, int m, int v,
         sp_error("replay: bad arguments (kind %d, p=%d, m=%d, v=%d)", (int)kind, p, m, v);
         return SP_ERR_INVALID;
     }
-    if (sp_schedule_why_invalid(kind, p, m, v) != NULL) {
+    /* the lists are given: (p, m, v) must suit the schedule with some group size (the
+     * interleaved schedule's m % p rule is its default group size's, m itself always fits) */
+    if (sp_schedule_why_invalid(kind, p, m, v) != NULL &&
+        sp_schedule_why_invalid_grouped(kind, p, m, v, m) != NULL) {
         sp_error("replay: schedule %s cannot run with p=%d, m=%d, v=%d: %s",
                  sp_schedule_kind_name(kind), p, m, v, sp_schedule_why_invalid(kind, p, m, v));
         return SP_ERR_INVALID;

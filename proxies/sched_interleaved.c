@@ -1,5 +1,5 @@
 /* Interleaved 1F1B, Megatron-LM's forward_backward_pipelining_with_interleaving (group size
- * N = p, its default microbatch_group_size_per_vp_stage).
+ * N: its microbatch_group_size_per_vp_stage, default p; --microbatch-group-size).
  * The schedule table takes microbatches in groups of N (the last group takes what is left) and,
  * per group, for chunk c = 0..v-1, for each microbatch mb of the group, appends (mb, c). Forward
  * k runs entry k; backward k runs entry k's microbatch on chunk v-1-c. Stage r does
@@ -25,9 +25,8 @@ static void table_entry(int m, int v, int n, int k, int *mb_p, int *chunk_p)
     *mb_p = group * n + off % size;
 }
 
-static sp_status_t build(int p, int m, int v, int stage, sp_sched_op_t *ops)
+static sp_status_t build_grouped(int p, int m, int v, int n, int stage, sp_sched_op_t *ops)
 {
-    const int n = p;
     const int total = m * v;
     const int want = (p - stage - 1) * 2 + (v - 1) * n;
     const int warmup = want < total ? want : total;
@@ -50,6 +49,30 @@ static sp_status_t build(int p, int m, int v, int stage, sp_sched_op_t *ops)
     return SP_OK;
 }
 
+static sp_status_t build(int p, int m, int v, int stage, sp_sched_op_t *ops)
+{
+    return build_grouped(p, m, v, p, stage, ops);
+}
+
+/* Megatron's checks of the group size N (schedules.py), whose messages these follow. */
+static const char *invalid_grouped(int p, int m, int v, int n)
+{
+    if (p < 2) {
+        return "the interleaved schedule needs p >= 2";
+    }
+    if (v < 2) {
+        return "the interleaved schedule needs v >= 2";
+    }
+    if (n < p || n > m) {
+        return "the number of contiguous microbatches in a virtual pipeline stage (the group "
+               "size N) should range in [p, m]";
+    }
+    if (m % n != 0 && m % n < p) {
+        return "the remainder of m divided by the group size N should be 0 or at least p";
+    }
+    return NULL;
+}
+
 static const char *invalid(int p, int m, int v)
 {
     if (p < 2) {
@@ -69,4 +92,6 @@ const sp_schedule_t sp_sched_interleaved = {
     .split_bw = 0,
     .placement = &sp_sched_place_loop,
     .build = build,
+    .invalid_grouped = invalid_grouped,
+    .build_grouped = build_grouped,
 };

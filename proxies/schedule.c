@@ -101,10 +101,9 @@ sp_status_t sp_schedule_kind_from_name(const char *name, sp_sched_kind_t *kind_p
     return SP_ERR_INVALID;
 }
 
-const char *sp_schedule_why_invalid(sp_sched_kind_t kind, int p, int m, int v)
+/* The checks before a schedule's own rules. */
+static const char *why_out_of_range(const sp_schedule_t *s, int p, int m, int v)
 {
-    const sp_schedule_t *s = sp_schedule_get(kind);
-
     if (s == NULL) {
         return "unknown schedule kind";
     }
@@ -118,7 +117,15 @@ const char *sp_schedule_why_invalid(sp_sched_kind_t kind, int p, int m, int v)
     if ((int64_t)p * v > INT32_MAX / 2) {
         return "p*v is too large";
     }
-    return s->invalid(p, m, v);
+    return NULL;
+}
+
+const char *sp_schedule_why_invalid(sp_sched_kind_t kind, int p, int m, int v)
+{
+    const sp_schedule_t *s = sp_schedule_get(kind);
+    const char *why = why_out_of_range(s, p, m, v);
+
+    return why != NULL ? why : s->invalid(p, m, v);
 }
 
 size_t sp_schedule_op_count(sp_sched_kind_t kind, int p, int m, int v)
@@ -157,27 +164,49 @@ int sp_schedule_splits_bw(sp_sched_kind_t kind)
     return s != NULL && s->split_bw;
 }
 
+const char *sp_schedule_why_invalid_grouped(sp_sched_kind_t kind, int p, int m, int v, int group)
+{
+    const sp_schedule_t *s = sp_schedule_get(kind);
+    const char *why = why_out_of_range(s, p, m, v);
+
+    if (why != NULL || group == 0) {
+        return why != NULL ? why : s->invalid(p, m, v);
+    }
+    if (s->invalid_grouped == NULL) {
+        return "only the interleaved schedule has a microbatch group size";
+    }
+    return s->invalid_grouped(p, m, v, group);
+}
+
 sp_status_t sp_schedule_build(sp_sched_kind_t kind, int p, int m, int v, int stage,
                               sp_sched_op_t *ops, size_t max, size_t *n_p)
 {
-    const char *why = sp_schedule_why_invalid(kind, p, m, v);
+    return sp_schedule_build_grouped(kind, p, m, v, 0, stage, ops, max, n_p);
+}
+
+sp_status_t sp_schedule_build_grouped(sp_sched_kind_t kind, int p, int m, int v, int group,
+                                      int stage, sp_sched_op_t *ops, size_t max, size_t *n_p)
+{
+    const char *why = sp_schedule_why_invalid_grouped(kind, p, m, v, group);
     sp_status_t st;
 
     if (why != NULL) {
-        sp_error("schedule %s (p=%d, m=%d, v=%d): %s", sp_schedule_kind_name(kind), p, m, v, why);
+        sp_error("schedule %s (p=%d, m=%d, v=%d, group %d): %s", sp_schedule_kind_name(kind), p,
+                 m, v, group, why);
         return SP_ERR_INVALID;
     }
     if (stage < 0 || stage >= p) {
         sp_error("schedule %s: stage %d outside [0, %d)", sp_schedule_kind_name(kind), stage, p);
         return SP_ERR_INVALID;
     }
-    const size_t need = sp_schedule_op_count(kind, p, m, v);
+    const size_t need = (size_t)(sched_table[kind]->split_bw ? 3 : 2) * (size_t)m * (size_t)v;
     if (ops == NULL || n_p == NULL || max < need) {
         sp_error("schedule %s: room for %zu ops, %zu needed", sp_schedule_kind_name(kind),
                  ops == NULL ? (size_t)0 : max, need);
         return SP_ERR_INVALID;
     }
-    st = sched_table[kind]->build(p, m, v, stage, ops);
+    st = group == 0 ? sched_table[kind]->build(p, m, v, stage, ops)
+                    : sched_table[kind]->build_grouped(p, m, v, group, stage, ops);
     if (st == SP_ERR_NOMEM) {
         sp_error("schedule %s: no memory for the order of p=%d, m=%d", sp_schedule_kind_name(kind),
                  p, m);

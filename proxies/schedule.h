@@ -57,6 +57,10 @@ typedef struct sp_schedule {
      * checks above passed; SP_ERR_NOMEM when scratch memory cannot be had, SP_ERR_INVALID
      * (logged) for an order it cannot build, else SP_OK */
     sp_status_t (*build)(int p, int m, int v, int stage, sp_sched_op_t *ops);
+    /* optional (NULL: the schedule has no microbatch group size): why (p, m, v) with group size
+     * n cannot run, replacing `invalid`; and the build with that group size */
+    const char *(*invalid_grouped)(int p, int m, int v, int n);
+    sp_status_t (*build_grouped)(int p, int m, int v, int n, int stage, sp_sched_op_t *ops);
 } sp_schedule_t;
 
 /* The row of a kind; NULL for anything else. Static. */
@@ -105,5 +109,12 @@ int sp_schedule_splits_bw(sp_sched_kind_t kind);
  * docs/METHODOLOGY.md; the closed forms the replay reproduces are in proxies/replay.h. */
 sp_status_t sp_schedule_build(sp_sched_kind_t kind, int p, int m, int v, int stage,
                               sp_sched_op_t *ops, size_t max, size_t *n_p);
+
+/* The same with microbatch group size `group` (Megatron-LM's
+ * --microbatch-group-size-per-virtual-pipeline-stage; 0: the schedule's default, p), which only
+ * the interleaved schedule has: N in [p, m] and m % N either 0 or >= p (replacing m % p == 0). */
+const char *sp_schedule_why_invalid_grouped(sp_sched_kind_t kind, int p, int m, int v, int group);
+sp_status_t sp_schedule_build_grouped(sp_sched_kind_t kind, int p, int m, int v, int group,
+                                      int stage, sp_sched_op_t *ops, size_t max, size_t *n_p);
 
 #endif

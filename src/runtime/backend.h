@@ -93,6 +93,9 @@ typedef struct sp_backend_ops {
     sp_status_t (*event_record)(void *state, sp_event_t *event);
     sp_status_t (*event_elapsed_ns)(void *state, sp_event_t *start, sp_event_t *end,
                                     uint64_t *ns_p);
+    /* Optional (NULL: not offered): *done_p = 1 when the event's latest record has completed,
+     * without waiting (cudaEventQuery); the proxy polls it to show progress to the watchdog. */
+    sp_status_t (*event_query)(void *state, sp_event_t *event, int *done_p);
 
     /* Wait until every started operation has completed. */
     sp_status_t (*sync)(void *state);

@@ -553,6 +553,16 @@ static sp_status_t host_event_record(void *state, sp_event_t *event)
     return SP_OK;
 }
 
+static sp_status_t host_event_query(void *state, sp_event_t *event, int *done_p)
+{
+    host_state_t *st = state;
+
+    pthread_mutex_lock(&st->sync.mutex);
+    *done_p = event->he.done >= event->he.enqueued;
+    pthread_mutex_unlock(&st->sync.mutex);
+    return SP_OK;
+}
+
 static sp_status_t host_event_elapsed_ns(void *state, sp_event_t *start, sp_event_t *end,
                                          uint64_t *ns_p)
 {
@@ -670,6 +680,7 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .event_destroy = host_event_destroy,
     .event_record = host_event_record,
     .event_elapsed_ns = host_event_elapsed_ns,
+    .event_query = host_event_query,
     .sync = host_sync,
     .stream_create = host_stream_create,
     .stream_destroy = host_stream_destroy,

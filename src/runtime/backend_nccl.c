@@ -717,6 +717,16 @@ static sp_status_t nccl_event_record(void *state, sp_event_t *event)
     return cuda_check(cudaEventRecord(event->ev, st->stream), "cudaEventRecord");
 }
 
+static sp_status_t nccl_event_query(void *state, sp_event_t *event, int *done_p)
+{
+    cudaError_t e = cudaEventQuery(event->ev);
+
+    (void)state;
+    *done_p = e == cudaSuccess;
+    return e == cudaSuccess || e == cudaErrorNotReady ? SP_OK
+                                                       : cuda_check(e, "cudaEventQuery");
+}
+
 static sp_status_t nccl_event_elapsed_ns(void *state, sp_event_t *start, sp_event_t *end,
                                          uint64_t *ns_p)
 {
@@ -755,6 +765,7 @@ const sp_backend_ops_t sp_backend_nccl_ops = {
     .event_destroy = nccl_event_destroy,
     .event_record = nccl_event_record,
     .event_elapsed_ns = nccl_event_elapsed_ns,
+    .event_query = nccl_event_query,
     .sync = nccl_sync,
     .stream_create = sp__nccl_stream_create,
     .stream_destroy = sp__nccl_stream_destroy,

@@ -233,6 +233,16 @@ void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
     pthread_mutex_unlock(&wd->lock);
 }
 
+void sp_watchdog_alive(sp_watchdog_t *wd)
+{
+    if (wd == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&wd->lock);
+    wd->last_ns = sp_time_ns();
+    pthread_mutex_unlock(&wd->lock);
+}
+
 void sp_watchdog_set_timeout(sp_watchdog_t *wd, double timeout_s)
 {
     if (wd == NULL) {

@@ -26,6 +26,10 @@ sp_status_t sp_watchdog_start(MPI_Comm comm, double timeout_s, sp_watchdog_t **w
 void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Mark the rank alive without a new beat (the same beat number and activity): a long phase
+ * whose parts complete (the proxy's tasks) is progress, not a hang. NULL wd: nothing. */
+void sp_watchdog_alive(sp_watchdog_t *wd);
+
 /* Change the timeout (e.g. behind a backend that bounds its own waits). NULL wd: nothing. */
 void sp_watchdog_set_timeout(sp_watchdog_t *wd, double timeout_s);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Faults a job meets on a cluster, on one machine: a rank that hangs in the sweep or the proxy
-# (the watchdog names it and ends the job within --timeout + 10 s), SIGTERM mid-sweep (status
+# (the watchdog names it and ends the job within --timeout + 10 s), a proxy step 3x --timeout
+# that completes (a completed task is progress), SIGTERM mid-sweep (status
 # partial, every finished point kept), two SIGTERMs to mpirun (it leaves its ranks; they still
 # close the file), a second signal to a rank (exits at once), and a rank, rank 0 too, killed with
 # SIGKILL (the job ends, the file stays readable with the points finished before).
@@ -75,6 +76,21 @@ if [ "$rc" -ne 0 ] && [ "$dt" -lt 15000 ] &&
 else
   not_ok "hung rank in the proxy: rc=$rc after $dt ms, status $(status_of "$f")"
   grep watchdog "$TMP/err"
+fi
+
+# 1c. a proxy step three times --timeout runs to the end: every completed task is progress
+# (each task lasts well under the timeout; the step about 3 s with --timeout 1)
+f="$TMP/long-step.h5"
+sp_mpirun 2 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 2 --vocab 512 --pp 2 \
+  --tflops 0.0013 --steps 1 --warmup-steps 0 --timeout 1 -O "$f" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+step_ms=$(awk '$1 == "0" && NF == 8 { print $2 }' "$TMP/out")
+if [ "$rc" -eq 0 ] && [ "$(status_of "$f")" = complete ] &&
+  awk -v s="$step_ms" 'BEGIN { exit !(s > 3000) }'; then
+  ok "a proxy step of $step_ms ms with --timeout 1 completes (tasks complete: the rank is alive)"
+else
+  not_ok "long proxy step: rc=$rc, step '$step_ms' ms, status $(status_of "$f")"
+  grep -i watchdog "$TMP/err"
 fi
 
 # 2. SIGTERM to mpirun mid-sweep (as scancel or a time limit sends it): mpirun passes it to the

@@ -77,9 +77,11 @@ void sp_test_program_config(sp_program_config_t *cfg, sp_sched_kind_t kind, cons
     cfg->overlap = 1;
     cfg->layers_per_chunk = layers_per_chunk;
     cfg->dtype = SP_DTYPE_FLOAT;
+    cfg->grad_dtype = SP_DTYPE_FLOAT;
     cfg->flops_proj = fwd_ns;
     cfg->flops_per_ns = 1.0;
     cfg->tp_elements = 16;
+    cfg->tokens = 4;
     cfg->p2p_bytes = 64;
     cfg->layer_param_bytes = 64;
     cfg->logits_param_bytes = 0;

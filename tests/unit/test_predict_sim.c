@@ -31,12 +31,14 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
         .overlap = 1,
         .layers_per_chunk = 1,
         .dtype = SP_DTYPE_BFLOAT16,
+        .grad_dtype = SP_DTYPE_BFLOAT16,
         .flops_proj = 100,
         .flops_core = 50,
         .flops_mlp = 200,
         .flops_logits = 0, /* equal stages: the closed forms assume them */
         .flops_per_ns = 1.0,
         .tp_elements = 64,
+        .tokens = 8,
         .p2p_bytes = 256,
         .layer_param_bytes = 1024,
         .logits_param_bytes = 512,
@@ -198,14 +200,16 @@ static void test_zbv_bubbles(void **state)
     }
 }
 
-/* p = 1, tp = 2, one layer, one microbatch, alpha 10 us, beta 100 GB/s, bfloat16.
- *   forward:  attention 100 + 50 = 150 ns, all-reduce, MLP 200 ns, all-reduce, logits 30 ns
- *   backward: logits 2 * 30 + MLP 2 * 200 = 460 ns, all-reduce, attention 2 * 150 = 300 ns,
- *             all-reduce
- *   compute 150 + 200 + 30 + 460 + 300 = 1,140 ns
+/* p = 1, tp = 2, one layer, one microbatch, alpha 10 us, beta 100 GB/s, bfloat16, b*s = 8.
+ *   forward:  the embedding's all-reduce, attention 100 + 50 = 150 ns, all-reduce, MLP 200 ns,
+ *             all-reduce, logits 30 ns, the cross-entropy's 3 fp32 all-reduces of 8 elements
+ *   backward: logits dgrad 30 ns, all-reduce, logits wgrad 30 + MLP 2 * 200 = 430 ns,
+ *             all-reduce, attention 2 * 150 = 300 ns, all-reduce
+ *   compute 150 + 200 + 30 + 30 + 430 + 300 = 1,140 ns
  *   all-reduce of b*s*h = 500,000 elements = 1,000,000 bytes on 2 ranks:
- *             10,000 + 1,000,000 * 2(2-1)/2 / 100 = 10,000 + 10,000 = 20,000 ns
- *   step = 1,140 + 4 * 20,000 = 81,140 ns; busy 1,140; TP exposed 80,000 ns, overlap 0. */
+ *             10,000 + 1,000,000 * 2(2-1)/2 / 100 = 10,000 + 10,000 = 20,000 ns; 6 of them
+ *   cross-entropy all-reduce of 32 bytes: 10,000 + 32 / 100 = 10,000.32 -> 10,000 ns; 3
+ *   step = 1,140 + 6 * 20,000 + 3 * 10,000 = 151,140 ns; busy 1,140; TP exposed 150,000 ns. */
 static void test_hand_tp(void **state)
 {
     sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
@@ -217,13 +221,13 @@ static void test_hand_tp(void **state)
     cfg.flops_logits = 30;
     cfg.tp_elements = 500000;
     run(&cfg, sp_predict_cost_ab, &ab, &res);
-    assert_int_equal(res.step_ns, 81140);
+    assert_int_equal(res.step_ns, 151140);
     assert_int_equal(res.stages[0].busy_ns, 1140);
-    assert_true(fabs(res.stages[0].m.tp_ms - 0.080) < 1e-12);
-    assert_true(fabs(res.stages[0].m.tp_exposed_ms - 0.080) < 1e-12);
+    assert_true(fabs(res.stages[0].m.tp_ms - 0.150) < 1e-12);
+    assert_true(fabs(res.stages[0].m.tp_exposed_ms - 0.150) < 1e-12);
     assert_true(res.stages[0].m.tp_overlap == 0.0);
     assert_true(isnan(res.stages[0].m.pp_overlap)); /* no pipeline traffic */
-    assert_true(fabs(res.stages[0].m.exposed_ms - 0.080) < 1e-12);
+    assert_true(fabs(res.stages[0].m.exposed_ms - 0.150) < 1e-12);
     sp_predict_result_free(&res);
 }
 

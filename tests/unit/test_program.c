@@ -32,12 +32,14 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v, i
         .overlap = 1,
         .layers_per_chunk = 2,
         .dtype = SP_DTYPE_FLOAT,
+        .grad_dtype = SP_DTYPE_FLOAT,
         .flops_proj = 100,
         .flops_core = 50,
         .flops_mlp = 200,
         .flops_logits = 30,
         .flops_per_ns = 1.0,
         .tp_elements = 64,
+        .tokens = 8,
         .p2p_bytes = 256,
         .layer_param_bytes = 1024,
         .bucket_bytes = 1024,
@@ -102,7 +104,10 @@ static void check_deps(const sp_program_config_t *c, const sp_program_t *pr)
             assert_true(t->deps[d] >= 0);
             assert_true((size_t)t->deps[d] < i); /* the list is a valid enqueue order */
         }
-        if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap)) {
+        if (t->kind == SP_TASK_COLL && t->lane == SP_LANE_TP && t->sched_type == SP_SCHED_OP_W &&
+            t->ndeps == 0) {
+            assert_int_equal(t->coll, SP_COLL_ALL_GATHER); /* W's re-gather: the lane orders it */
+        } else if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap)) {
             /* a collective (other than a prefetched gather) waits for the compute before it */
             assert_int_equal(t->ndeps, last_compute >= 0);
             assert_true(last_compute < 0 || t->deps[0] == last_compute);
@@ -131,24 +136,41 @@ static void check_flops(const sp_program_config_t *c, const sp_program_t *pr)
     assert_int_equal(llround(sum), llround(want));
 }
 
-/* Two blocks per layer, each with one TP collective in F and one in B (none in W): 4 per layer,
- * microbatch and chunk; with sequence parallelism an all-gather and a reduce-scatter each. */
+/* Two blocks per layer, each with one TP all-reduce in F and one in B (none in W): 4 per layer,
+ * microbatch and chunk. With sequence parallelism (Megatron) F has an all-gather and a
+ * reduce-scatter per block, the backward two all-gathers (output gradient, input re-gathered for
+ * the weight gradient) and a reduce-scatter per block: 6 all-gathers and 4 reduce-scatters per
+ * layer; a split backward's W holds the two re-gathers. */
 static void check_tp(const sp_program_config_t *c, const sp_program_t *pr)
 {
-    size_t n = c->tp == 1 ? 0 : (size_t)(c->m * c->v * c->layers_per_chunk * 4);
-    int sp = c->sequence_parallel;
+    size_t n = c->tp == 1 ? 0 : (size_t)(c->m * c->v * c->layers_per_chunk);
+    int sp = c->sequence_parallel, zb = sp_schedule_splits_bw(c->kind);
+    size_t in_w = 0;
 
-    assert_int_equal(count_tasks(pr, SP_TASK_COLL, SP_LANE_TP, SP_COLL_ALL_REDUCE), sp ? 0 : n);
-    assert_int_equal(count_tasks(pr, SP_TASK_COLL, SP_LANE_TP, SP_COLL_ALL_GATHER), sp ? n : 0);
-    assert_int_equal(count_tasks(pr, SP_TASK_COLL, SP_LANE_TP, SP_COLL_REDUCE_SCATTER), sp ? n : 0);
-    assert_int_equal(count_tasks(pr, SP_TASK_COLL, SP_LANE_TP, -1), sp ? 2 * n : n);
+    size_t per[SP_COLL_COUNT] = {0}, all = 0;
+
     for (size_t i = 0; i < pr->n; i++) {
         const sp_task_t *t = &pr->tasks[i];
-        if (t->lane == SP_LANE_TP) {
-            assert_int_equal(t->count, c->tp_elements);
-            assert_int_not_equal(t->sched_type, SP_SCHED_OP_W);
+        if (t->lane == SP_LANE_TP && t->layer >= 0) { /* the layers' (test_program_megatron: the rest) */
+            per[t->coll]++;
+            all++;
         }
     }
+    assert_int_equal(per[SP_COLL_ALL_REDUCE], sp ? 0 : 4 * n);
+    assert_int_equal(per[SP_COLL_ALL_GATHER], sp ? 6 * n : 0);
+    assert_int_equal(per[SP_COLL_REDUCE_SCATTER], sp ? 4 * n : 0);
+    assert_int_equal(all, sp ? 10 * n : 4 * n);
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        if (t->lane == SP_LANE_TP && t->layer >= 0) {
+            assert_int_equal(t->count, c->tp_elements);
+            in_w += t->sched_type == SP_SCHED_OP_W;
+            if (t->sched_type == SP_SCHED_OP_W) {
+                assert_int_equal(t->coll, SP_COLL_ALL_GATHER);
+            }
+        }
+    }
+    assert_int_equal(in_w, sp && zb ? 2 * n : 0);
 }
 
 /* Each chunk has an incoming and an outgoing edge per direction, except the first virtual

@@ -183,8 +183,9 @@ static void test_proxy_read_back(void **state)
     sp_proxy_result_data_t d;
     hid_t file;
 
-    assert_int_equal(sp_proxy_result_begin(f->res, &info, "1f1b", "gpt", "allreduce", "bfloat16"),
-                     SP_OK);
+    assert_int_equal(
+        sp_proxy_result_begin(f->res, &info, "1f1b", "gpt", "allreduce", "bfloat16", "float"),
+        SP_OK);
     assert_int_equal(sp_proxy_result_append(f->res, rows, 2), SP_OK);
     assert_int_equal(sp_proxy_result_append(f->res, rows, 1), SP_OK);
     assert_int_equal(sp_proxy_result_mark_predicted(f->res, "alpha-beta"), SP_OK);
@@ -198,6 +199,7 @@ static void test_proxy_read_back(void **state)
     assert_true(d.rows[1].step_ms == 2.5);
     assert_string_equal(d.schedule, "1f1b");
     assert_string_equal(d.dp_mode, "allreduce");
+    assert_string_equal(d.grad_reduce_dtype, "float");
     assert_int_equal(d.predicted, 1);
     assert_string_equal(d.predicted_source, "alpha-beta");
     free(d.rows);

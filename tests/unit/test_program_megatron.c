@@ -1,0 +1,285 @@
+/* Unit tests of proxies/program.h against Megatron-LM's communication, counted by hand for three
+ * layouts (bf16 model, 2 layers per chunk, b*s*h = 64 elements per TP collective, a layer's
+ * parameters 1024 bytes = 512 elements on one TP rank, the embedding / output layer 512 bytes):
+ *   A: 1F1B p=2 m=4, stage 0, tp 2 (all-reduce), DDP dp 2, one bucket for the whole chunk
+ *   B: interleaved p=2 m=4 v=2, stage 1, tp 4 with sequence parallelism, FSDP dp 2
+ *   C: ZB-H1 p=4 m=4, stage 3, tp 2 with sequence parallelism, DDP dp 2, 2048-byte buckets
+ * and the gradient dtype: fp32 (Megatron's default with bf16) reduces twice bf16's bytes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "program.h"
+
+enum { LAYOUT_A, LAYOUT_B, LAYOUT_C };
+
+static sp_program_config_t layout(int which, sp_dtype_t grad)
+{
+    sp_program_config_t c = {
+        .kind = SP_SCHED_1F1B,
+        .p = 2,
+        .m = 4,
+        .v = 1,
+        .stage = 0,
+        .tp = 2,
+        .dp = 2,
+        .dp_mode = SP_DP_DDP,
+        .overlap = 1,
+        .layers_per_chunk = 2,
+        .dtype = SP_DTYPE_BFLOAT16,
+        .grad_dtype = grad,
+        .flops_proj = 100,
+        .flops_core = 50,
+        .flops_mlp = 200,
+        .flops_logits = 30,
+        .flops_per_ns = 1.0,
+        .tp_elements = 64,
+        .tokens = 8,
+        .p2p_bytes = 256,
+        .layer_param_bytes = 1024,
+        .logits_param_bytes = 512,
+        .bucket_bytes = UINT64_C(1) << 40,
+    };
+    if (which == LAYOUT_B) {
+        c.kind = SP_SCHED_INTERLEAVED;
+        c.v = 2;
+        c.stage = 1;
+        c.tp = 4;
+        c.sequence_parallel = 1;
+        c.dp_mode = SP_DP_FSDP;
+    } else if (which == LAYOUT_C) {
+        c.kind = SP_SCHED_ZBH1;
+        c.p = 4;
+        c.stage = 3;
+        c.sequence_parallel = 1;
+        c.bucket_bytes = 2048;
+    }
+    return c;
+}
+
+/* Collectives on lane (-1: any) of kind coll (-1: any) in ops of type (-1: any); layer_only:
+ * only those of a transformer layer (layer >= 0). */
+static size_t count(const sp_program_t *pr, int lane, int coll, int type, int layer_only)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        n += t->kind == SP_TASK_COLL && (lane < 0 || t->lane == lane) &&
+             (coll < 0 || t->coll == coll) && (type < 0 || t->sched_type == type) &&
+             (!layer_only || t->layer >= 0);
+    }
+    return n;
+}
+
+static void build(const sp_program_config_t *c, sp_program_t *pr)
+{
+    assert_int_equal(sp_program_build(c, pr), SP_OK);
+}
+
+/* Per-layer TP collectives: A: 2 all-reduces per layer in F and 2 in B, m=4 x 2 layers: 16 + 16.
+ * B (SP): per layer F 2 AG + 2 RS, B 4 AG + 2 RS; m=4 x v=2 x 2 layers = 16 layer passes: F 32
+ * AG, 32 RS; B 64 AG, 32 RS. C (SP, split backward): 8 layer passes; F 16 AG + 16 RS; B 16 AG
+ * (output gradient) + 16 RS; W 16 AG (the re-gathered inputs). */
+static void test_tp_layers(void **state)
+{
+    sp_program_t pr;
+    const int F = SP_SCHED_OP_F, B = SP_SCHED_OP_B, W = SP_SCHED_OP_W;
+    const int AR = SP_COLL_ALL_REDUCE, AG = SP_COLL_ALL_GATHER, RS = SP_COLL_REDUCE_SCATTER;
+    sp_program_config_t c;
+
+    (void)state;
+    c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
+    build(&c, &pr);
+    assert_int_equal(count(&pr, SP_LANE_TP, AR, F, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, AR, B, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, -1, -1, 1), 32);
+    sp_program_free(&pr);
+
+    c = layout(LAYOUT_B, SP_DTYPE_FLOAT);
+    build(&c, &pr);
+    assert_int_equal(count(&pr, SP_LANE_TP, AG, F, 1), 32);
+    assert_int_equal(count(&pr, SP_LANE_TP, RS, F, 1), 32);
+    assert_int_equal(count(&pr, SP_LANE_TP, AG, B, 1), 64);
+    assert_int_equal(count(&pr, SP_LANE_TP, RS, B, 1), 32);
+    assert_int_equal(count(&pr, SP_LANE_TP, AR, -1, 1), 0);
+    sp_program_free(&pr);
+
+    c = layout(LAYOUT_C, SP_DTYPE_FLOAT);
+    build(&c, &pr);
+    assert_int_equal(count(&pr, SP_LANE_TP, AG, F, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, RS, F, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, AG, B, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, RS, B, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, AG, W, 1), 16);
+    assert_int_equal(count(&pr, SP_LANE_TP, RS, W, 1), 0);
+    sp_program_free(&pr);
+}
+
+/* The backward of a block under SP runs AG(output grad), AG(input), dgrad, RS, wgrad: the wgrad
+ * compute waits for the re-gather, and the RS for the dgrad compute, not for the wgrad. */
+static void test_sp_backward_order(void **state)
+{
+    sp_program_config_t c = layout(LAYOUT_B, SP_DTYPE_FLOAT);
+    sp_program_t pr;
+    size_t checked = 0;
+
+    (void)state;
+    build(&c, &pr);
+    for (size_t i = 0; i + 4 < pr.n; i++) {
+        const sp_task_t *t = &pr.tasks[i];
+        if (t->sched_type == SP_SCHED_OP_B && t->lane == SP_LANE_TP &&
+            t->coll == SP_COLL_ALL_GATHER && pr.tasks[i + 1].coll == SP_COLL_ALL_GATHER) {
+            const sp_task_t *dgrad = &pr.tasks[i + 2], *rs = &pr.tasks[i + 3],
+                            *wgrad = &pr.tasks[i + 4];
+            assert_int_equal(dgrad->kind, SP_TASK_COMPUTE);
+            assert_int_equal(rs->coll, SP_COLL_REDUCE_SCATTER);
+            assert_int_equal(wgrad->kind, SP_TASK_COMPUTE);
+            assert_int_equal(rs->ndeps, 1);
+            assert_int_equal(rs->deps[0], (int32_t)(i + 2));
+            assert_int_equal(wgrad->ndeps, 1);
+            assert_int_equal(wgrad->deps[0], (int32_t)(i + 1));
+            /* dgrad + wgrad = the block's backward, 2x forward */
+            assert_true(dgrad->flops + wgrad->flops == 400.0 ||
+                        dgrad->flops + wgrad->flops == 2 * 100.0 + 2 * 50.0);
+            checked++;
+        }
+    }
+    assert_int_equal(checked, 32); /* two blocks per backward layer pass */
+    sp_program_free(&pr);
+}
+
+/* DP gradient bytes: A: one bucket, 2 layers + the input embedding = (2 x 1024 + 512) / 2 = 1280
+ * elements; B (stage 1: virtual stages 1 and 3): a reduce-scatter of 512 elements per layer and
+ * chunk, 4, and the output layer's 256 (FSDP reduces it too); C (last stage): the output layer's
+ * 256 elements and layer 1's 512 fill a 2048-byte fp32 bucket (768 elements), layer 0's 512 the
+ * next. fp32: 4 bytes per element, bf16: 2. */
+static void test_grad_dtype(void **state)
+{
+    static const struct {
+        int layout;
+        size_t n;
+        uint64_t first, total;
+    } want[] = {
+        {LAYOUT_A, 1, 1280, 1280},
+        {LAYOUT_B, 5, 0, 4 * 512 + 256},
+        {LAYOUT_C, 2, 768, 1280},
+    };
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        uint64_t total[2] = {0, 0};
+        for (int g = 0; g < 2; g++) {
+            sp_dtype_t grad = g == 0 ? SP_DTYPE_FLOAT : SP_DTYPE_BFLOAT16;
+            sp_program_config_t c = layout(want[k].layout, grad);
+            sp_program_t pr;
+            size_t seen = 0;
+            uint64_t elements = 0;
+            if (g == 1 && want[k].layout == LAYOUT_C) {
+                c.bucket_bytes = 1024; /* the same buckets in bf16 */
+            }
+            build(&c, &pr);
+            for (size_t i = 0; i < pr.n; i++) {
+                const sp_task_t *t = &pr.tasks[i];
+                if (t->lane == SP_LANE_DP) {
+                    assert_int_equal(t->dtype, grad);
+                    assert_int_equal(t->bytes, t->count * (g == 0 ? 4 : 2));
+                    assert_true(seen > 0 || want[k].first == 0 || t->count == want[k].first);
+                    elements += t->count;
+                    total[g] += t->bytes;
+                    seen++;
+                } else if (t->kind == SP_TASK_COLL) {
+                    /* TP and the FSDP gathers in the model's type, the cross-entropy's fp32 */
+                    int ce = t->lane == SP_LANE_TP && t->count == c.tokens;
+                    assert_int_equal(t->dtype, ce ? SP_DTYPE_FLOAT : SP_DTYPE_BFLOAT16);
+                    assert_int_equal(t->bytes, t->count * (ce ? 4 : 2));
+                }
+            }
+            assert_int_equal(seen, want[k].n);
+            assert_int_equal(elements, want[k].total);
+            sp_program_free(&pr);
+        }
+        assert_int_equal(total[0], 2 * total[1]);
+    }
+}
+
+/* TP collectives outside the layers (layer -1), per step:
+ * A (stage 0 = first virtual stage, no SP): the embedding's all-reduce in each F: 4.
+ * B (stage 1 holds the last virtual stage, SP): per F the output layer's input all-gather and
+ *   the cross-entropy's 3 fp32 all-reduces of b*s = 8; per B the re-gather for the wgrad and the
+ *   reduce-scatter of the input gradient: AG 4 + 4, AR 12, RS 4.
+ * C (ZB-H1 last stage, SP): F as B's; the split B the reduce-scatter, W the re-gather: AG 8 (4 in
+ *   W), AR 12, RS 4.
+ * D (p = 1, m = 2, tp 2, no SP: first and last): per F the embedding all-reduce and the 3
+ *   cross-entropy all-reduces, per B the output layer's dgrad all-reduce: 4 of b*s*h, 6 of b*s.
+ * E (as D with SP): per F the embedding's reduce-scatter, the output layer's all-gather, the 3
+ *   cross-entropy all-reduces; per B the re-gather, the reduce-scatter, and the embedding's
+ *   output-gradient all-gather: AG 2 + 2 + 2, RS 2 + 2, AR 6. */
+static void test_tp_outside_layers(void **state)
+{
+    static const struct {
+        int layout, p, m, sp;
+        size_t ag, rs, ar_h, ar_tokens, ag_w;
+    } want[] = {
+        {LAYOUT_A, 2, 4, 0, 0, 0, 4, 0, 0},  {LAYOUT_B, 2, 4, 1, 8, 4, 0, 12, 0},
+        {LAYOUT_C, 4, 4, 1, 8, 4, 0, 12, 4}, {LAYOUT_A, 1, 2, 0, 0, 0, 4, 6, 0},
+        {LAYOUT_A, 1, 2, 1, 6, 4, 0, 6, 0},
+    };
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t c = layout(want[k].layout, SP_DTYPE_FLOAT);
+        sp_program_t pr;
+        size_t ag = 0, rs = 0, ar_h = 0, ar_tokens = 0, ag_w = 0;
+        c.p = want[k].p;
+        c.m = want[k].m;
+        c.sequence_parallel = want[k].sp;
+        build(&c, &pr);
+        for (size_t i = 0; i < pr.n; i++) {
+            const sp_task_t *t = &pr.tasks[i];
+            if (t->lane != SP_LANE_TP || t->layer >= 0) {
+                continue;
+            }
+            ag += t->coll == SP_COLL_ALL_GATHER;
+            ag_w += t->coll == SP_COLL_ALL_GATHER && t->sched_type == SP_SCHED_OP_W;
+            rs += t->coll == SP_COLL_REDUCE_SCATTER;
+            ar_h += t->coll == SP_COLL_ALL_REDUCE && t->count == c.tp_elements;
+            ar_tokens += t->coll == SP_COLL_ALL_REDUCE && t->count == c.tokens &&
+                         t->sched_type == SP_SCHED_OP_F && t->dtype == SP_DTYPE_FLOAT;
+        }
+        assert_int_equal(ag, want[k].ag);
+        assert_int_equal(rs, want[k].rs);
+        assert_int_equal(ar_h, want[k].ar_h);
+        assert_int_equal(ar_tokens, want[k].ar_tokens);
+        assert_int_equal(ag_w, want[k].ag_w);
+        assert_int_equal(count(&pr, SP_LANE_TP, -1, -1, 0) - count(&pr, SP_LANE_TP, -1, -1, 1),
+                         want[k].ag + want[k].rs + want[k].ar_h + want[k].ar_tokens);
+        sp_program_free(&pr);
+    }
+}
+
+static void test_grad_dtype_invalid(void **state)
+{
+    sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_INT32);
+    sp_program_t pr;
+
+    (void)state;
+    assert_int_equal(sp_program_build(&c, &pr), SP_ERR_INVALID);
+    assert_null(pr.tasks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tp_layers),
+        cmocka_unit_test(test_sp_backward_order),
+        cmocka_unit_test(test_grad_dtype),
+        cmocka_unit_test(test_tp_outside_layers),
+        cmocka_unit_test(test_grad_dtype_invalid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
