@@ -27,20 +27,29 @@
 
 enum { PHASE_FWD, PHASE_REV, PHASE_LAT, PHASE_COUNT };
 
+/* The links' stop rule: -n fixed, else the order-statistic 95% CI of the median within
+ * +-epsilon after min_samples (stats.h), or the sample or time cap. Not the sweep's
+ * dependence-aware rule (runstop.h), which needs 100 samples per measurement: a link matrix
+ * measures n(n-1) of them, and the confirmation passes (a link counts with its fastest pass)
+ * guard the verdicts against the narrower interval (docs/METHODOLOGY.md, "Link matrix"). */
 int sp__links_done(const links_run_t *lr, const double *x, size_t n, double elapsed_s,
                    size_t min_samples)
 {
     const sp_links_opts_t *o = lr->o;
-    const sp_stop_rule_t rule = {
-        .fixed = (size_t)o->iters,
-        .min_samples = (size_t)o->min_samples > min_samples ? (size_t)o->min_samples
-                                                            : min_samples,
-        .max_samples = lr->max_samples,
-        .max_time_s = o->max_time,
-        .epsilon = o->epsilon,
-    };
+    size_t min = (size_t)o->min_samples > min_samples ? (size_t)o->min_samples : min_samples;
+    sp_summary_t s;
 
-    return sp_stop_rule_check(&rule, x, n, elapsed_s, lr->scratch, NULL);
+    if (o->iters > 0) {
+        return n >= (size_t)o->iters;
+    }
+    if (n >= lr->max_samples || elapsed_s >= o->max_time) {
+        return 1;
+    }
+    if (n < min) {
+        return 0;
+    }
+    sp_stats_summarize(x, n, lr->scratch, &s);
+    return sp_stats_converged(&s, min, o->epsilon);
 }
 
 void sp__links_quiet_barrier(MPI_Comm comm, int nap)
