@@ -40,7 +40,8 @@ typedef struct {
 
 static const sp_opt_def_t predict_defs[] = {
     {"ranks", 0, SP_OPT_INT, POFF(ranks), "0", "N",
-     "world size to predict; 0: tp x pp x dp (with --pp given; dp 1 when 0)", 0, 1e8, NULL, 0},
+     "world size to predict; default: tp x pp x dp (with --pp given; dp 1 when not given)", 1, 1e8,
+     NULL, 0},
     {"sweep", 0, SP_OPT_STRING, POFF(sweep), "", "FILE",
      "collective times from a `scaleprobe coll` result file (all_reduce, all_gather, "
      "reduce_scatter, sendrecv as the layout needs)",
@@ -53,7 +54,7 @@ static const sp_opt_def_t predict_defs[] = {
      "alpha-beta model instead of --sweep: latency of every collective and message, us", 0, 1e9,
      NULL, 0},
     {"beta-gbps", 0, SP_OPT_DOUBLE, POFF(beta_gbps), "0", "GBPS",
-     "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 0,
+     "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 1e-9,
      1e9, NULL, 0},
     SP_RUN_OUTPUT_ROWS(predict_opts_t, run, "results/predict-<UTC time>-<pid>.h5"),
 };
