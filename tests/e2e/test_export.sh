@@ -152,6 +152,8 @@ cases=(
   "export $f --csv $TMP/junk.txt"
   "export $f --chrome @OUT@ --bogus"
   "export $f $f --chrome @OUT@"
+  "export $f --chrome /dev/null/sub/x.json"
+  "export $f --csv /dev/null/sub"
 )
 i=0
 for c in "${cases[@]}"; do
