@@ -16,6 +16,8 @@ packages=(
   # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML report
   # in headless Chromium (a font, or the page's text does not render)
   python3-h5py python3-matplotlib chromium fonts-dejavu-core
+  # scripts/fuzz.sh and scripts/sanitize.sh: clang with libFuzzer and the sanitizer runtimes
+  clang
 )
 
 missing=()
