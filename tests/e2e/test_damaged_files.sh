@@ -68,6 +68,11 @@ done
 for kind in node_kind node_samples; do
   "$py" "$damage" "$kind" "$src/node.h5" "$bad/$kind.h5" && add "$kind.h5" node
 done
+# regression inputs: bit-flipped files that crashed the HDF5 library inside compare before the
+# probe child (tests/data/damaged: an attribute table, /config's attributes, an object header)
+for d in "${SCALEPROBE_SOURCE_DIR:-$(dirname "$0")/../..}"/tests/data/damaged/*.h5; do
+  cp "$d" "$bad/kept-$(basename "$d")" && add "kept-$(basename "$d")" any
+done
 # the wrong kind: a proxy file where a sweep is expected, a sweep where a node file is
 cp "$src/proxy.h5" "$bad/kind-proxy.h5" && add kind-proxy.h5 wrongkind
 cp "$src/coll.h5" "$bad/kind-coll.h5" && add kind-coll.h5 wrongkind
