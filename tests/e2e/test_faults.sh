@@ -104,10 +104,10 @@ else
   tail -5 "$TMP/err"
 fi
 # a clean SIGTERM close keeps the straggler evidence: /timeline with the events recorded
-# (issue 21); Open MPI's mpirun itself exits 1, its message names the ranks' 143
+# (issue 21); Open MPI's mpirun itself exits 1 (the ranks exit 143: case 2b)
 tl=$(h5dump -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
-if [ "${tl:-0}" -gt 0 ] && [ "$rc" -eq 1 ] && grep -q 'Exit code: *143' "$TMP/err"; then
-  ok "SIGTERM mid-sweep: /timeline written ($tl events); mpirun exit 1 naming the ranks' 143"
+if [ "${tl:-0}" -gt 0 ] && [ "$rc" -eq 1 ]; then
+  ok "SIGTERM mid-sweep: /timeline written ($tl events); mpirun exits 1"
 else
   not_ok "SIGTERM mid-sweep: /timeline events ${tl:-none}, mpirun exit $rc"
 fi
