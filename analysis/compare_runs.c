@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5attrs.h"
 #include "kv.h"
+#include "reader_probe.h"
 #include "node_result.h"
 
 #define SP_CMP_MAX_CONFIG 512
@@ -188,7 +188,14 @@ static sp_status_t read_method(run_t *r)
         return SP_ERR_NOMEM;
     }
     snprintf(r->method, sizeof(r->method), "default");
-    n = sp_h5attrs_read(r->rd.path, "/config", kv, SP_CMP_MAX_CONFIG);
+    /* in a child process: HDF5 crashes iterating some damaged attribute tables */
+    n = sp_reader_attrs(r->rd.path, "/config", kv, SP_CMP_MAX_CONFIG);
+    if (n < 0) {
+        snprintf(r->rd.why, sizeof(r->rd.why), "is a damaged HDF5 file: the HDF5 library "
+                 "crashed reading the attributes of /config");
+        free(kv);
+        return SP_ERR_FORMAT;
+    }
     for (int i = 0; i < n; i++) {
         if (strcmp(kv[i].key, "method") == 0 && kv[i].value[0] != '\0') {
             snprintf(r->method, sizeof(r->method), "%s", kv[i].value);
@@ -223,8 +230,10 @@ sp_status_t sp__cmp_side_open(side_t *sd, const char *name, char **files, size_t
         if (st != SP_OK) {
             fprintf(stderr, "scaleprobe compare: error: %s: %s\n", files[i],
                     st == SP_ERR_NOMEM ? "out of memory reading its points"
-                                       : "its samples cannot be read");
-            return st;
+                    : r->rd.why[0] != '\0'
+                        ? r->rd.why
+                        : "is a damaged scaleprobe result file: its samples cannot be read");
+            return st == SP_ERR_NOMEM ? st : SP_ERR_FORMAT;
         }
     }
     for (size_t i = 0; i < n; i++) {

@@ -408,7 +408,8 @@ static void print_summary(const export_args_t *a, const sp_export_src_t *src,
 }
 
 /* Write every requested output. On failure remove the temporary files and the directories
- * made for them, say why, and return 2 for a damaged input file, 1 for a write error. */
+ * made for them, say why, and return 2 for bad input (a damaged input file, an output path
+ * that cannot be created), 1 for a write error once writing began (a full disk). */
 static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
 {
     out_file_t outs[1 + NCSV];
@@ -425,10 +426,12 @@ static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
     if (a->chrome != NULL && make_dirs(a->chrome, 0, &made[0]) != SP_OK) {
         snprintf(msg, sizeof(msg), "cannot create the directory of %.1000s: %s", a->chrome,
                  strerror(errno));
+        rc = 2;
         goto remove_dirs;
     }
     if (a->csv_dir != NULL && make_dirs(a->csv_dir, 1, &made[1]) != SP_OK) {
         snprintf(msg, sizeof(msg), "cannot create %.1000s: %s", a->csv_dir, strerror(errno));
+        rc = 2;
         goto remove_dirs;
     }
     for (size_t which = a->chrome != NULL ? 0 : 1; which <= (a->csv_dir != NULL ? NCSV : 0);
@@ -442,6 +445,7 @@ static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
         }
         if (out_open(o, path) != SP_OK) {
             snprintf(msg, sizeof(msg), "cannot create %.1000s: %s", path, strerror(errno));
+            rc = 2;
             goto discard;
         }
         nouts++;
@@ -451,9 +455,10 @@ static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
             if (ferror(o->f)) {
                 snprintf(msg, sizeof(msg), "%.1000s: write failed: %s", path, strerror(errno));
             } else {
-                snprintf(msg, sizeof(msg), "%.1000s: %s", src->rd->path,
+                snprintf(msg, sizeof(msg), "%.1000s: is a damaged scaleprobe result file: %s",
+                         src->rd->path,
                          src->tl->why[0] != '\0' ? src->tl->why : sp_status_str(status));
-                rc = sp_status_exit_code(status);
+                rc = 2;
             }
             goto discard;
         }
@@ -532,10 +537,7 @@ int sp_export_main(int argc, char **argv)
         goto free_opts;
     }
     if (sp_reader_open(a.file, &rd) != SP_OK) {
-        snprintf(msg, sizeof(msg),
-                 "%.1000s: not a readable scaleprobe result file (its "
-                 "/topology, /coll tables are damaged)",
-                 a.file);
+        snprintf(msg, sizeof(msg), "%.1000s: %s", a.file, rd.why);
         sp_launcher_error(CMD, msg);
         goto close_tl;
     }

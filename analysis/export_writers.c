@@ -138,6 +138,9 @@ static void chrome_event(chrome_t *c, const sp_event_rec_t *ev)
     c->stats.events++;
 }
 
+/* Metadata events carry "cat" too: DevTools' trace parser requires it on every event. */
+#define META_HEAD "{\"ph\":\"M\",\"cat\":\"__metadata\",\"pid\":%d,"
+
 static void chrome_rank_meta(chrome_t *c, const sp_export_src_t *src, int rank)
 {
     const sp_tl_rank_t *row = sp_tlread_find(src->tl, rank);
@@ -145,20 +148,18 @@ static void chrome_rank_meta(chrome_t *c, const sp_export_src_t *src, int rank)
 
     snprintf(name, sizeof(name), "rank %d (%s)", rank, sp_reader_host(src->rd, rank));
     chrome_begin(c);
-    fprintf(c->out, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", rank);
+    fprintf(c->out, META_HEAD "\"name\":\"process_name\",\"args\":{\"name\":", rank);
     sp_json_str(c->out, name);
     fputs("}}", c->out);
     chrome_begin(c);
-    fprintf(
-        c->out,
-        "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
-        rank, rank);
+    fprintf(c->out, META_HEAD "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
+            rank, rank);
     if (row != NULL && row->dropped > 0) {
         /* shown under the rank's name: this rank's trace is incomplete */
         chrome_begin(c);
         fprintf(c->out,
-                "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_labels\",\"args\":{\"labels\":"
-                "\"%llu events dropped (timeline buffer full)\"}}",
+                META_HEAD "\"name\":\"process_labels\",\"args\":{\"labels\":"
+                          "\"%llu events dropped (timeline buffer full)\"}}",
                 rank, (unsigned long long)row->dropped);
     }
 }
@@ -167,8 +168,7 @@ static void chrome_lane_meta(chrome_t *c, int rank, int lane)
 {
     chrome_begin(c);
     fprintf(c->out,
-            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":"
-            "\"lane %d\"}}",
+            META_HEAD "\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"lane %d\"}}",
             rank, lane, lane);
 }
 

@@ -40,7 +40,8 @@ typedef struct {
 
 static const sp_opt_def_t predict_defs[] = {
     {"ranks", 0, SP_OPT_INT, POFF(ranks), "0", "N",
-     "world size to predict; 0: tp x pp x dp (with --pp given; dp 1 when 0)", 0, 1e8, NULL, 0},
+     "world size to predict; default: tp x pp x dp (with --pp given; dp 1 when not given)", 1, 1e8,
+     NULL, 0},
     {"sweep", 0, SP_OPT_STRING, POFF(sweep), "", "FILE",
      "collective times from a `scaleprobe coll` result file (all_reduce, all_gather, "
      "reduce_scatter, sendrecv as the layout needs)",
@@ -53,7 +54,7 @@ static const sp_opt_def_t predict_defs[] = {
      "alpha-beta model instead of --sweep: latency of every collective and message, us", 0, 1e9,
      NULL, 0},
     {"beta-gbps", 0, SP_OPT_DOUBLE, POFF(beta_gbps), "0", "GBPS",
-     "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 0,
+     "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 1e-9,
      1e9, NULL, 0},
     SP_RUN_OUTPUT_ROWS(predict_opts_t, run, "results/predict-<UTC time>-<pid>.h5"),
 };
@@ -200,16 +201,16 @@ static int load_sweep(predict_t *pr)
     const char *path = pr->o.sweep;
     sp_reader_t rd;
     char msg[SP_OPT_STRLEN + 256];
-    sp_status_t st = access(path, R_OK) == 0 ? sp_reader_open(path, &rd) : SP_ERR_IO;
+    sp_status_t st = sp_reader_open(path, &rd);
 
-    if (st == SP_ERR_IO && access(path, F_OK) != 0) {
-        snprintf(msg, sizeof(msg), "--sweep %s: no such file", path);
+    if (st != SP_OK) {
+        snprintf(msg, sizeof(msg), "--sweep %.1000s: %.240s", path, rd.why);
         return bad(msg);
     }
-    if (st != SP_OK) {
-        snprintf(msg, sizeof(msg), "--sweep %s: %s", path,
-                 st == SP_ERR_FORMAT ? "not a scaleprobe result file (or another schema version)"
-                                     : "cannot be read");
+    if (strcmp(rd.subcommand, "coll") != 0) {
+        snprintf(msg, sizeof(msg), "--sweep %s: is a `%.32s` result file, not a `coll` sweep",
+                 path, rd.subcommand);
+        sp_reader_close(&rd);
         return bad(msg);
     }
     if (rd.nrows == 0 || rd.world_size < 2) {
@@ -260,8 +261,15 @@ static int load_node_rate(predict_t *pr)
     int other_type = 0;
     sp_reader_t rd;
 
-    if (sp_reader_open_for("predict", path, &rd) != SP_OK) {
-        return 2;
+    if (sp_reader_open(path, &rd) != SP_OK) {
+        snprintf(msg, sizeof(msg), "--node %.1000s: %.240s", path, rd.why);
+        return bad(msg);
+    }
+    if (strcmp(rd.subcommand, "node") != 0) {
+        snprintf(msg, sizeof(msg), "--node %s: is a `%.32s` result file, not a `node` file", path,
+                 rd.subcommand);
+        sp_reader_close(&rd);
+        return bad(msg);
     }
     rates = calloc(rd.nnode_rows + 1, sizeof(*rates));
     for (size_t i = 0; rates != NULL && i < rd.nnode_rows; i++) {

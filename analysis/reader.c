@@ -12,6 +12,8 @@
 #include "coll.h"
 #include "dtype.h"
 #include "launcher.h"
+#include "reader_check.h"
+#include "reader_probe.h"
 
 sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p)
@@ -81,6 +83,17 @@ static sp_status_t read_node(hid_t file, sp_reader_t *rd)
     return status;
 }
 
+/* A table that cannot be read makes the file damaged (what the tools report after its path). */
+static sp_status_t damaged(sp_reader_t *rd, sp_status_t status, const char *what)
+{
+    if (status != SP_OK) {
+        snprintf(rd->why, sizeof(rd->why), "is a damaged scaleprobe result file: %s %s", what,
+                 status == SP_ERR_NOMEM ? "claims more rows than can be held"
+                                        : "cannot be read");
+    }
+    return status == SP_ERR_NOMEM ? SP_ERR_FORMAT : status;
+}
+
 sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
 {
     hid_t file;
@@ -88,19 +101,28 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
 
     memset(rd, 0, sizeof(*rd));
     snprintf(rd->path, sizeof(rd->path), "%s", path);
-    status = sp_result_read_open(path, &file);
+    /* the probe first: HDF5 may crash opening a corrupt file too */
+    status = sp__reader_probe(path, rd->why, sizeof(rd->why));
+    if (status == SP_OK) {
+        status = sp_result_read_open_why(path, &file, rd->why, sizeof(rd->why));
+    }
     if (status != SP_OK) {
         return status;
     }
-    status = read_generic(file, rd);
+    status = damaged(rd, read_generic(file, rd), "/topology/ranks (one row per rank)");
     if (status == SP_OK) {
-        status = sp_coll_result_read(file, &rd->rows, &rd->nrows, &rd->wrong, &rd->nwrong);
+        status = damaged(rd, sp_coll_result_read(file, &rd->rows, &rd->nrows, &rd->wrong,
+                                                 &rd->nwrong),
+                         "/coll");
     }
     if (status == SP_OK) {
-        status = read_proxy(file, rd);
+        status = damaged(rd, read_proxy(file, rd), "/proxy");
     }
     if (status == SP_OK) {
-        status = read_node(file, rd);
+        status = damaged(rd, read_node(file, rd), "/node");
+    }
+    if (status == SP_OK) {
+        status = sp__reader_check(file, rd);
     }
     if (status == SP_OK) {
         status = sp_links_result_read(file, &rd->links);
@@ -162,12 +184,8 @@ sp_status_t sp_reader_open_for(const char *cmd, const char *path, sp_reader_t *r
     sp_status_t status = sp_reader_open(path, rd);
 
     if (status != SP_OK) {
-        char msg[4200];
-        snprintf(msg, sizeof(msg), "%s: %s", path,
-                 status == SP_ERR_FORMAT
-                     ? "not a scaleprobe result file (or another schema version)"
-                 : status == SP_ERR_NOMEM ? "out of memory reading it"
-                                          : "cannot be read");
+        char msg[4400];
+        snprintf(msg, sizeof(msg), "%s: %s", path, rd->why[0] ? rd->why : "cannot be read");
         sp_launcher_error(cmd, msg);
     }
     return status;
@@ -205,6 +223,11 @@ sp_status_t sp_reader_proxy_steps(const sp_reader_t *rd, size_t offset, double *
         steps = rd->proxy[i].step >= 0 && (size_t)rd->proxy[i].step + 1 > steps
                     ? (size_t)rd->proxy[i].step + 1
                     : steps;
+    }
+    /* steps are numbered from 0 and every step has a row per rank, so a step number beyond the
+     * rows is damage: never allocate by a number read from the file */
+    if (steps > rd->nproxy) {
+        return SP_ERR_FORMAT;
     }
     if (steps == 0) {
         return SP_OK;

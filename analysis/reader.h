@@ -20,6 +20,8 @@
 
 typedef struct {
     char path[4096];
+    char why[256]; /* after a failed sp_reader_open: why the file cannot be read, for a message
+                    * after its path ("is empty", "is a damaged HDF5 file: /coll ...") */
     char created[64];
     char tool_version[64];
     char status[32];

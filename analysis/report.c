@@ -397,7 +397,12 @@ static void print_arrivals(const sp_reader_t *rd, FILE *out)
     if (rd->world_size < 2 || sp_tlread_open(rd->path, &tl) != SP_OK) {
         return;
     }
-    if (!tl.present || sp_tlread_all(rd->path, NULL, 0, &ev, &n) != SP_OK) {
+    if (!tl.present) {
+        goto out;
+    }
+    if (sp_tlread_all(rd->path, NULL, 0, &ev, &n) != SP_OK) {
+        fprintf(out, "# PARTIAL REPORT: /timeline is damaged (see the warning); the late "
+                "arrivals are left out\n");
         goto out;
     }
     /* a zero-byte operation moves nothing and does not synchronize: no arrival order in it */

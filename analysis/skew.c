@@ -116,13 +116,14 @@ sp_status_t sp_skew_match(const sp_event_rec_t *ev, size_t n, int nranks, int64_
             int32_t r = keys[k].rank;
 
             if (r < 0 || r >= nranks) {
-                sp_error("timeline: coll event seq %llu has rank %d, outside [0, %d)",
+                /* damage in a file: the caller goes on without the timeline's sections */
+                sp_warn("timeline: coll event seq %llu has rank %d, outside [0, %d)",
                          (unsigned long long)keys[k].seq, (int)r, nranks);
                 st = SP_ERR_INVALID;
                 goto free_arrays;
             }
             if (seen_in[r] == ninst + 1) {
-                sp_error("timeline: rank %d has two coll events with seq %llu", (int)r,
+                sp_warn("timeline: rank %d has two coll events with seq %llu", (int)r,
                          (unsigned long long)keys[k].seq);
                 st = SP_ERR_INVALID;
                 goto free_arrays;

@@ -3,6 +3,7 @@
 #include "tlread.h"
 
 #include "reader.h"
+#include "reader_probe.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -71,30 +72,16 @@ static sp_status_t read_table(sp_tlread_t *tl, const char *name, hid_t type, siz
 /* Check that path is a scaleprobe result file of this schema and open it. */
 static sp_status_t open_file(sp_tlread_t *tl, const char *path)
 {
-    char buf[64];
+    char why[256];
+    /* the probe first: HDF5 may crash opening a corrupt file too */
+    sp_status_t status = sp__reader_probe(path, why, sizeof(why));
 
-    if (access(path, R_OK) != 0) {
-        return fail(tl, SP_ERR_IO, "cannot be read", strerror(errno));
+    if (status == SP_OK) {
+        status = sp_result_read_open_why(path, &tl->file_, why, sizeof(why));
     }
-#if H5_VERSION_GE(1, 12, 0)
-    if (H5Fis_accessible(path, H5P_DEFAULT) <= 0) {
-#else
-    if (H5Fis_hdf5(path) <= 0) {
-#endif
-        return fail(tl, SP_ERR_FORMAT, "not an HDF5 file", NULL);
-    }
-    tl->file_ = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (tl->file_ < 0) {
-        return fail(tl, SP_ERR_IO, "cannot be opened", sp__result_h5_error().text);
-    }
-    if (sp__result_read_attr(tl->file_, "format", buf, sizeof(buf)) != SP_OK ||
-        strcmp(buf, "scaleprobe") != 0) {
-        return fail(tl, SP_ERR_FORMAT, "not a scaleprobe result file", NULL);
-    }
-    if (sp__result_read_attr(tl->file_, "schema_version", buf, sizeof(buf)) != SP_OK ||
-        strtol(buf, NULL, 10) != SP_SCHEMA_VERSION) {
-        snprintf(buf, sizeof(buf), "schema version %d expected", SP_SCHEMA_VERSION);
-        return fail(tl, SP_ERR_FORMAT, "another schema version", buf);
+    if (status != SP_OK) {
+        tl->file_ = -1;
+        return fail(tl, status, why, NULL);
     }
     return SP_OK;
 }
@@ -104,7 +91,9 @@ static sp_status_t check_ranks(sp_tlread_t *tl)
 {
     char detail[128];
 
-    qsort(tl->ranks, tl->nranks, sizeof(*tl->ranks), rank_cmp);
+    if (tl->nranks > 1) { /* qsort(NULL, 0) is undefined; an empty /timeline/ranks is valid */
+        qsort(tl->ranks, tl->nranks, sizeof(*tl->ranks), rank_cmp);
+    }
     for (size_t i = 0; i < tl->nranks; i++) {
         const sp_tl_rank_t *r = &tl->ranks[i];
         if (r->rank < 0 || (i > 0 && r->rank == tl->ranks[i - 1].rank)) {
@@ -374,7 +363,7 @@ sp_status_t sp_tlread_all(const char *path, const int *ranks, size_t nranks,
     }
     status = sp_tlread_open(path, &tl);
     if (status != SP_OK) {
-        sp_error("%s: %s", path, tl.why);
+        sp_warn("%s: %s", path, tl.why);
         return status;
     }
     if (ranks == NULL) {
@@ -384,7 +373,7 @@ sp_status_t sp_tlread_all(const char *path, const int *ranks, size_t nranks,
         int r = ranks != NULL ? ranks[i] : tl.ranks[i].rank;
         const sp_tl_rank_t *row;
         if (r < 0) {
-            sp_error("%s: rank %d is not a rank", path, r);
+            sp_warn("%s: rank %d is not a rank", path, r);
             status = SP_ERR_INVALID;
             goto close_tl;
         }
@@ -394,7 +383,7 @@ sp_status_t sp_tlread_all(const char *path, const int *ranks, size_t nranks,
     if (total > 0) {
         events = calloc(total, sizeof(*events));
         if (events == NULL) {
-            sp_error("%s: no memory for %zu timeline events", path, total);
+            sp_warn("%s: no memory for %zu timeline events", path, total);
             status = SP_ERR_NOMEM;
             goto close_tl;
         }
@@ -404,7 +393,7 @@ sp_status_t sp_tlread_all(const char *path, const int *ranks, size_t nranks,
         size_t n = 0;
         status = sp_tlread_rank(&tl, r, events + at, total - at, 0, &n);
         if (status != SP_OK) {
-            sp_error("%s: %s", path, tl.why);
+            sp_warn("%s: the timeline is damaged: %s", path, tl.why);
             goto free_events;
         }
         at += n;

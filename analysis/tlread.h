@@ -76,8 +76,8 @@ sp_status_t sp_tlread_clock(sp_tlread_t *tl, sp_clock_rank_t **rows_p, size_t *n
  * events in recorded order. ranks NULL (nranks ignored) means every rank of the timeline, by
  * rank. *events_p is NULL and *n_p 0 when there is nothing to read, including files without a
  * timeline. Outputs set only on success. Unlike the calls above it logs the reason of a failure
- * (sp_error), since the caller has no reader to ask. Returns the errors of sp_tlread_open and
- * sp_tlread_rank.
+ * (a warning: its callers go on without the timeline), since the caller has no reader to ask.
+ * Returns the errors of sp_tlread_open and sp_tlread_rank.
  */
 sp_status_t sp_tlread_all(const char *path, const int *ranks, size_t nranks,
                           sp_event_rec_t **events_p, size_t *n_p);

@@ -41,10 +41,12 @@ static void parse_fixed(sp_coll_opts_t *opts, long batch)
     char kbuf[32];
     char err[256];
     int help;
-    char *argv[] = {"scaleprobe", "coll", "-n", "1", "-w", batch ? "0" : "5", "-k", kbuf, "--no-check"};
+    char *argv[] = {"scaleprobe", "coll", "-n", "1", "-w", batch ? "0" : "5", "--no-check", "-k",
+                    kbuf};
 
     snprintf(kbuf, sizeof(kbuf), "%ld", batch);
-    if (sp_coll_opts_parse(9, argv, 2, opts, &help, err, sizeof(err)) != SP_OK) {
+    /* -k 0 is no value (the default calibrates): leave -k out then */
+    if (sp_coll_opts_parse(batch > 0 ? 9 : 7, argv, 2, opts, &help, err, sizeof(err)) != SP_OK) {
         fprintf(stderr, "bench: %s\n", err);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -37,8 +37,8 @@ static const sp_opt_def_t coll_defs[] = {
     {"root", 'r', SP_OPT_INT, OFF(root), "0", "N", "root of rooted collectives; -1: every root",
      -1, 1e9, NULL, 0},
     {"iters", 'n', SP_OPT_INT, OFF(iters), "0", "N",
-     "fixed number of samples per point; 0: sample until the CI target is met (nccl-tests, osu "
-     "methods: timed operations per point, 0: the peer's default)", 0, 1e6, NULL, 0},
+     "fixed number of samples per point; default: sample until the CI target is met (nccl-tests, "
+     "osu methods: timed operations per point, default: the peer's)", 1, 1e6, NULL, 0},
     {"warmup", 'w', SP_OPT_INT, OFF(warmup), "5", "N",
      "untimed warm-up operations per point (osu method without -w: OSU's 200, 10 above 8K)", 0,
      1e6, NULL, 0},
@@ -52,13 +52,14 @@ static const sp_opt_def_t coll_defs[] = {
      "osu method: print OSU's -f min and max over ranks per point (comment lines)", 0, -1, NULL,
      0},
     {"batch", 'k', SP_OPT_INT, OFF(batch), "0", "N",
-     "operations timed back to back per sample; 0: calibrated to --batch-us", 0, 1e6, NULL, 0},
+     "operations timed back to back per sample; default: calibrated to --batch-us", 1, 1e6, NULL,
+     0},
     {"batch-us", 0, SP_OPT_DOUBLE, OFF(batch_us), "1000", "US",
      "calibration target for one sample's batch, microseconds", 1, 1e7, NULL, 0},
     {"epsilon", 0, SP_OPT_DOUBLE, OFF(epsilon), "0", "E",
-     "stop when the 95% CI of the median is within +-E (relative); 0: 0.01 above 64K, 0.03 at "
-     "or below",
-     0, 1, NULL, 0},
+     "stop when the 95% CI of the median is within +-E (relative); default: 0.01 above 64K, "
+     "0.03 at or below",
+     1e-6, 1, NULL, 0},
     {"min-samples", 0, SP_OPT_INT, OFF(min_samples), "10", "N", "samples before stopping", 1, 1e6,
      NULL, 0},
     {"max-samples", 0, SP_OPT_INT, OFF(max_samples), "200", "N", "samples at most per point", 1,
@@ -182,6 +183,11 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
     if (status != SP_OK) {
         return status;
     }
+    if (opts->maxbytes == 0) {
+        snprintf(err, errlen, "no measurable size: --maxbytes 0 leaves only the 0-byte point, "
+                 "which moves no data (give -e 1 or more)");
+        return SP_ERR_INVALID;
+    }
     if (opts->minbytes > opts->maxbytes) {
         snprintf(err, errlen, "invalid sizes: --minbytes %llu is larger than --maxbytes %llu",
                  (unsigned long long)opts->minbytes, (unsigned long long)opts->maxbytes);
@@ -209,6 +215,16 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
     return SP_OK;
 }
 
+/* Whether some size of the sweep moves data for collective kind of type dt on nranks: a sweep
+ * whose every point rounds to zero elements (nccl-tests' per-rank rounding) measures nothing. */
+static int moves_data(const sp_coll_opts_t *opts, sp_coll_kind_t kind, sp_dtype_t dt, int nranks)
+{
+    sp_coll_args_t args;
+
+    sp_coll_args_init(&args, kind, 0, nranks, dt, SP_REDOP_SUM, 0, 0, opts->maxbytes);
+    return args.counts.param_count > 0;
+}
+
 sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
                                      size_t errlen)
 {
@@ -216,6 +232,18 @@ sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, cha
         snprintf(err, errlen, "--root %ld is not a rank of this job (%d ranks: 0..%d, or -1 for all)",
                  opts->root, nranks, nranks - 1);
         return SP_ERR_INVALID;
+    }
+    for (int c = 0; c < SP_COLL_COUNT; c++) {
+        for (int t = 0; t < SP_DTYPE_COUNT; t++) {
+            if ((opts->colls & (1u << c)) && (opts->dtypes & (1u << t)) &&
+                !moves_data(opts, (sp_coll_kind_t)c, (sp_dtype_t)t, nranks)) {
+                snprintf(err, errlen, "no measurable size: %s of %s on %d ranks moves no data at "
+                         "--maxbytes %llu (each rank's part rounds down to 0 elements; give a "
+                         "larger -e)", sp_coll_names[c], sp_dtype_names[t], nranks,
+                         (unsigned long long)opts->maxbytes);
+                return SP_ERR_INVALID;
+            }
+        }
     }
     return SP_OK;
 }

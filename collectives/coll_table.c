@@ -4,6 +4,7 @@
 #include "coll_table.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "coll.h"
@@ -112,7 +113,8 @@ void sp_coll_totals_add(sp_coll_totals_t *t, const sp_coll_row_t *row)
     }
     if (row->wrong >= 0) {
         t->checked = 1;
-        t->wrong += row->wrong;
+        /* saturates: the counts come from a file too (report), where damage could overflow */
+        t->wrong = row->wrong > INT64_MAX - t->wrong ? INT64_MAX : t->wrong + row->wrong;
     }
 }
 

@@ -48,31 +48,18 @@ const char *sp_model_preset_name(int i)
 
 sp_status_t sp_model_preset(const char *name, sp_model_t *model_p)
 {
-    char known[256];
-    size_t used = 0;
-
     if (model_p == NULL) {
         sp_error("sp_model_preset: no model to fill");
         return SP_ERR_INVALID;
     }
-    if (name != NULL) {
-        for (int i = 0; i < MODEL_PRESET_COUNT; i++) {
-            if (strcmp(name, model_presets[i].name) == 0) {
-                *model_p = model_presets[i];
-                return SP_OK;
-            }
+    for (int i = 0; name != NULL && i < MODEL_PRESET_COUNT; i++) {
+        if (strcmp(name, model_presets[i].name) == 0) {
+            *model_p = model_presets[i];
+            return SP_OK;
         }
     }
-    known[0] = '\0';
-    for (int i = 0; i < MODEL_PRESET_COUNT && used < sizeof(known); i++) {
-        int n = snprintf(known + used, sizeof(known) - used, "%s%s", i ? ", " : "",
-                         model_presets[i].name);
-        if (n < 0) {
-            break;
-        }
-        used += (size_t)n;
-    }
-    sp_error("unknown model preset '%s' (known: %s)", name ? name : "(null)", known);
+    /* no message here: every rank parses its options, and the caller's one message (rank 0's)
+     * names the presets */
     return SP_ERR_INVALID;
 }
 

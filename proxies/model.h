@@ -63,8 +63,8 @@ int sp_model_preset_count(void);
 const char *sp_model_preset_name(int i);
 
 /* Fill *model_p with the preset called `name` (micro_batch 1, bfloat16, causal 0).
- * SP_ERR_INVALID, logged, for NULL arguments or an unknown name (the message lists the known
- * names); *model_p is written only on success. */
+ * SP_ERR_INVALID for an unknown name (not logged: the caller's message names the presets) or,
+ * logged, a NULL model_p; *model_p is written only on success. */
 sp_status_t sp_model_preset(const char *name, sp_model_t *model_p);
 
 /* Check a model: every size >= 1, hidden % heads == 0, heads % kv_heads == 0, gated_mlp and

@@ -28,6 +28,8 @@ if [ "${1:-test}" != run ]; then
     python3-junitparser libxml2-utils
     # tests/bundle: the GPU bundle (scripts/gpu-bundle.sh, xz) run in a minimal Debian root
     debootstrap xz-utils
+    # scripts/fuzz.sh and scripts/sanitize.sh: clang with libFuzzer and the sanitizer runtimes
+    clang
   )
 fi
 

@@ -12,6 +12,7 @@
 
 #include "hwinfo.h"
 #include "log.h"
+#include "redact.h"
 
 static const char *const allowed_prefixes[] = {"NCCL_", "UCX_",   "OMPI_", "PMIX_", "SLURM_",
                                                "CUDA_", "NVIDIA_", "HWLOC_", "OMP_"};
@@ -79,8 +80,12 @@ int sp_env_capture(char *const *env, sp_kv_t *out, int max)
         if (!sp_env_allowed(out[n].key)) {
             continue;
         }
-        snprintf(out[n].value, sizeof(out[n].value), "%s",
-                 sp_env_secret(out[n].key) ? "<redacted>" : eq + 1);
+        if (sp_env_secret(out[n].key)) {
+            snprintf(out[n].value, sizeof(out[n].value), "<redacted>");
+        } else {
+            /* an allow-listed name can still hold a credential: a URL's user-info, sshpass -p */
+            sp_redact_value(eq + 1, out[n].value, sizeof(out[n].value));
+        }
         n++;
     }
     qsort(out, (size_t)n, sizeof(*out), cmp_kv);

@@ -102,6 +102,17 @@ static int in_range(const sp_opt_def_t *d, double v)
     return d->min > d->max || (v >= d->min && v <= d->max);
 }
 
+/* The one rule set every table follows (docs/ARCHITECTURE.md, "options"):
+ * - a value given on the command line lies in [min, max]; a table's default may lie outside
+ *   it, and then it is the "not given" sentinel (--pp's 0: world / (tp x dp)), which the user
+ *   cannot spell: a count that must be positive has min 1, and an explicit 0 is refused;
+ * - an empty value is never a value (-O "", --model "", -c "");
+ * - numbers are whole decimal numbers for INT rows, finite for DOUBLE rows, sizes with K/M/G. */
+static int is_sentinel(const sp_opt_def_t *d, const char *value)
+{
+    return d->default_value != NULL && strcmp(value, d->default_value) == 0;
+}
+
 /* SP_OPT_SET: "all" or a comma list of names. */
 static sp_status_t set_mask(const sp_opt_def_t *d, void *opts, const char *value, char *err,
                             size_t errlen)
@@ -134,12 +145,19 @@ static sp_status_t set_mask(const sp_opt_def_t *d, void *opts, const char *value
     return SP_OK;
 }
 
-static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *value, char *err,
-                             size_t errlen)
+static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *value,
+                             int from_default, char *err, size_t errlen)
 {
     char *end;
     char names[512];
+    /* the default (and only the default) may be the out-of-range sentinel */
+    int check_range = !(from_default && is_sentinel(d, value));
 
+    if (!from_default && d->kind != SP_OPT_FLAG && value[0] == '\0') {
+        snprintf(err, errlen, "--%s: empty value (%s expected)", d->long_name,
+                 d->metavar != NULL ? d->metavar : "a value");
+        return SP_ERR_INVALID;
+    }
     switch (d->kind) {
     case SP_OPT_FLAG:
         *(int *)FIELD(opts, d) = 1;
@@ -152,9 +170,10 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
             snprintf(err, errlen, "--%s: '%s' is not an integer", d->long_name, value);
             return SP_ERR_INVALID;
         }
-        if (!in_range(d, (double)v)) {
-            snprintf(err, errlen, "--%s: %ld is out of range [%.0f, %.0f]", d->long_name, v,
-                     d->min, d->max);
+        if (check_range && !in_range(d, (double)v)) {
+            snprintf(err, errlen, "--%s: %ld is out of range [%.0f, %.0f]%s", d->long_name, v,
+                     d->min, d->max,
+                     is_sentinel(d, value) ? " (leave the option out for its default)" : "");
             return SP_ERR_INVALID;
         }
         *(long *)FIELD(opts, d) = v;
@@ -168,7 +187,7 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
             snprintf(err, errlen, "--%s: '%s' is not a number", d->long_name, value);
             return SP_ERR_INVALID;
         }
-        if (!in_range(d, v)) {
+        if (check_range && !in_range(d, v)) {
             snprintf(err, errlen, "--%s: %g is out of range [%g, %g]", d->long_name, v, d->min,
                      d->max);
             return SP_ERR_INVALID;
@@ -183,7 +202,7 @@ static sp_status_t set_value(const sp_opt_def_t *d, void *opts, const char *valu
                      d->long_name, value);
             return SP_ERR_INVALID;
         }
-        if (!in_range(d, (double)v)) {
+        if (check_range && !in_range(d, (double)v)) {
             snprintf(err, errlen, "--%s: %s is out of range [%g, %g] bytes", d->long_name, value,
                      d->min, d->max);
             return SP_ERR_INVALID;
@@ -230,7 +249,7 @@ sp_status_t sp_opts_defaults(const sp_opt_table_t *table, void *opts, char *err,
             d->default_value == NULL) {
             continue;
         }
-        status = set_value(d, opts, d->default_value, err, errlen);
+        status = set_value(d, opts, d->default_value, 1, err, errlen);
         if (status != SP_OK) {
             return status;
         }
@@ -285,6 +304,10 @@ static sp_status_t add_positional(const sp_opt_table_t *table, void *opts, char 
     if (args == NULL) {
         snprintf(err, errlen, "unexpected argument '%s' (see 'scaleprobe %s --help')", arg,
                  table->command);
+        return SP_ERR_INVALID;
+    }
+    if (arg[0] == '\0') {
+        snprintf(err, errlen, "an empty %s argument", d->metavar);
         return SP_ERR_INVALID;
     }
     if (args->v == NULL || args->n >= args->cap) {
@@ -396,7 +419,7 @@ sp_status_t sp_opts_parse(const sp_opt_table_t *table, int argc, char **argv, in
         status = lookup(table, argc, argv, &a, &d, &value, shown, sizeof(shown), err, errlen);
         if (status == SP_OK) {
             status = d->kind == SP_OPT_MARK ? set_mark(table, d, opts, shown, err, errlen)
-                                            : set_value(d, opts, value, err, errlen);
+                                            : set_value(d, opts, value, 0, err, errlen);
         }
         if (status == SP_OK && seen != NULL) {
             seen[d - table->defs] = 1;
@@ -455,6 +478,21 @@ void sp_opts_format(const sp_opt_def_t *d, const void *opts, char *out, size_t o
     }
 }
 
+/* Whether a numeric row's default lies outside its range (the "not given" sentinel, which its
+ * help describes in words). */
+static int default_is_sentinel(const sp_opt_def_t *d)
+{
+    char *end;
+    double v;
+
+    if ((d->kind != SP_OPT_INT && d->kind != SP_OPT_DOUBLE && d->kind != SP_OPT_SIZE) ||
+        d->min > d->max) {
+        return 0;
+    }
+    v = strtod(d->default_value, &end);
+    return end != d->default_value && !in_range(d, v);
+}
+
 /* The names of a CHOICE/SET row whose help ends in ':' (see sp_opt_def_t.names). */
 static void print_names(const sp_opt_def_t *d, FILE *out)
 {
@@ -497,7 +535,8 @@ void sp_opts_help(const sp_opt_table_t *table, FILE *out)
         }
         fprintf(out, "  %-30s %s", head, d->help);
         print_names(d, out);
-        if (d->default_value != NULL && d->kind != SP_OPT_FLAG) {
+        if (d->default_value != NULL && d->kind != SP_OPT_FLAG &&
+            !default_is_sentinel(d)) {
             fprintf(out, " [%s]", d->default_value);
         }
         fputc('\n', out);

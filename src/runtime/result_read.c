@@ -3,9 +3,13 @@
  * apart. */
 #include "result_read.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "result.h"
 
@@ -22,7 +26,14 @@ sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t 
         return SP_ERR_FORMAT;
     }
     attr = H5Aopen(obj, name, H5P_DEFAULT);
+    if (attr < 0) {
+        return SP_ERR_FORMAT;
+    }
     ftype = H5Aget_type(attr);
+    if (ftype < 0) {
+        H5Aclose(attr);
+        return SP_ERR_FORMAT;
+    }
     if (H5Tget_class(ftype) != H5T_STRING) {
         /* integers are read through a long long */
         long long v = 0;
@@ -50,6 +61,24 @@ sp_status_t sp__result_read_attr(hid_t obj, const char *name, char *out, size_t 
     return status;
 }
 
+/* Whether a table of rows x row_size bytes can be held by the file: a damaged extent would
+ * otherwise size an allocation (and HDF5 fills missing chunks, touching all of it). Tables are
+ * compressed, so the bound is generous: 4096 times the file's size, and at least 64 MiB. */
+static int plausible_rows(hid_t obj, hsize_t rows, size_t row_size)
+{
+    hsize_t file_bytes = 0;
+    hid_t file = H5Iget_file_id(obj);
+    double bound;
+
+    if (file >= 0) {
+        H5Fget_filesize(file, &file_bytes);
+        H5Fclose(file);
+    }
+    bound = 4096.0 * (double)file_bytes;
+    bound = bound > 64.0 * 1048576.0 ? bound : 64.0 * 1048576.0;
+    return (double)rows * (double)row_size <= bound && rows <= (hsize_t)(SIZE_MAX / row_size);
+}
+
 sp_status_t sp_result_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p)
 {
@@ -74,6 +103,10 @@ sp_status_t sp_result_read_table(hid_t file, const char *name, hid_t type, size_
         goto out;
     }
     H5Sget_simple_extent_dims(space, dims, NULL);
+    if (dims[0] > 0 && !plausible_rows(file, dims[0], row_size)) {
+        status = SP_ERR_FORMAT;
+        goto out;
+    }
     if (dims[0] > 0) {
         rows = calloc((size_t)dims[0], row_size);
         if (rows == NULL) {
@@ -95,32 +128,104 @@ out:
     return status;
 }
 
-sp_status_t sp_result_read_open(const char *path, hid_t *file_p)
+/* Why path is no file to read: missing, a directory, empty, unreadable. SP_OK when it is a
+ * non-empty regular file this process may read. */
+static sp_status_t check_plain_file(const char *path, char *why, size_t len)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0) {
+        int e = errno;
+        snprintf(why, len, "%s%s", e == ENOENT ? "no such file" : "cannot be read: ",
+                 e == ENOENT ? "" : strerror(e));
+        return SP_ERR_INVALID;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "is a directory, not a result file");
+        return SP_ERR_INVALID;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "is not a regular file");
+        return SP_ERR_INVALID;
+    }
+    if (st.st_size == 0) {
+        snprintf(why, len, "is empty (0 bytes): not a result file");
+        return SP_ERR_FORMAT;
+    }
+    if (access(path, R_OK) != 0) {
+        snprintf(why, len, "cannot be read: %s", strerror(errno));
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+/* format and schema_version of an open HDF5 file: this schema, or why not. */
+static sp_status_t check_schema(hid_t file, char *why, size_t len)
+{
+    char buf[64] = "";
+    long version;
+    char *end;
+
+    if (sp__result_read_attr(file, "format", buf, sizeof(buf)) != SP_OK ||
+        strcmp(buf, "scaleprobe") != 0) {
+        snprintf(why, len, "is an HDF5 file, but not a scaleprobe result file (no root "
+                 "attribute format = scaleprobe)");
+        return SP_ERR_FORMAT;
+    }
+    buf[0] = '\0';
+    if (sp__result_read_attr(file, "schema_version", buf, sizeof(buf)) != SP_OK) {
+        snprintf(why, len, "is a damaged scaleprobe result file (its schema_version cannot be "
+                 "read)");
+        return SP_ERR_FORMAT;
+    }
+    version = strtol(buf, &end, 10);
+    if (end == buf || version != SP_SCHEMA_VERSION) {
+        snprintf(why, len, "has schema version %.20s, %s than this scaleprobe reads (%d)%s", buf,
+                 version > SP_SCHEMA_VERSION ? "newer" : "older", SP_SCHEMA_VERSION,
+                 version > SP_SCHEMA_VERSION ? ": read it with a newer scaleprobe" : "");
+        return SP_ERR_FORMAT;
+    }
+    return SP_OK;
+}
+
+sp_status_t sp_result_read_open_why(const char *path, hid_t *file_p, char *why, size_t len)
 {
     hid_t file;
-    char buf[64];
+    sp_status_t status;
 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    status = check_plain_file(path, why, len);
+    if (status != SP_OK) {
+        return status;
+    }
 #if H5_VERSION_GE(1, 12, 0)
     if (H5Fis_accessible(path, H5P_DEFAULT) <= 0) {
 #else
     if (H5Fis_hdf5(path) <= 0) {
 #endif
+        snprintf(why, len, "is not an HDF5 file (or its first block is damaged)");
         return SP_ERR_FORMAT;
     }
     file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) {
-        return SP_ERR_IO;
-    }
-    if (sp__result_read_attr(file, "format", buf, sizeof(buf)) != SP_OK ||
-        strcmp(buf, "scaleprobe") != 0 ||
-        sp__result_read_attr(file, "schema_version", buf, sizeof(buf)) != SP_OK ||
-        strtol(buf, NULL, 10) != SP_SCHEMA_VERSION) {
-        H5Fclose(file);
+        snprintf(why, len, "is a damaged HDF5 file (truncated, or its metadata is corrupt): it "
+                 "cannot be opened");
         return SP_ERR_FORMAT;
+    }
+    status = check_schema(file, why, len);
+    if (status != SP_OK) {
+        H5Fclose(file);
+        return status;
     }
     *file_p = file;
     return SP_OK;
+}
+
+sp_status_t sp_result_read_open(const char *path, hid_t *file_p)
+{
+    char why[256];
+
+    return sp_result_read_open_why(path, file_p, why, sizeof(why));
 }
 
 void sp_result_read_root(hid_t file, sp_result_root_t *root)
@@ -222,6 +327,31 @@ void sp_result_read_launch(hid_t file, char *out, size_t outlen)
     } else {
         snprintf(out, outlen, "%s, pml %s (%s)", launcher, pml, pml_ranks);
     }
+}
+
+hsize_t sp_result_read_extent(hid_t file, const char *name)
+{
+    hsize_t dims[2] = {0, 0};
+    hid_t ds;
+    hid_t space;
+
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+        return 0;
+    }
+    ds = H5Dopen2(file, name, H5P_DEFAULT);
+    if (ds < 0) {
+        return 0;
+    }
+    space = H5Dget_space(ds);
+    if (space < 0 || H5Sget_simple_extent_ndims(space) < 1 ||
+        H5Sget_simple_extent_ndims(space) > 2 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+        dims[0] = 0;
+    }
+    if (space >= 0) {
+        H5Sclose(space);
+    }
+    H5Dclose(ds);
+    return dims[0];
 }
 
 sp_status_t sp_result_read_slab(const char *path, const char *name, hid_t type, hsize_t row,

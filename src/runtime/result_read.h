@@ -40,6 +40,14 @@ typedef struct {
  * *file_p with H5Fclose. */
 sp_status_t sp_result_read_open(const char *path, hid_t *file_p);
 
+/* The same, with why path cannot be read in why (len bytes), for the one message the caller
+ * prints after the path: "no such file", "is a directory, not a result file", "is empty",
+ * "is not an HDF5 file", "is a damaged HDF5 file", "is an HDF5 file, but not a scaleprobe result
+ * file", "has schema version N, newer than ...". SP_ERR_INVALID for a path that is no readable
+ * file (missing, a directory, no permission), SP_ERR_FORMAT for one that is no result file of
+ * this schema; both are bad input (exit 2). */
+sp_status_t sp_result_read_open_why(const char *path, hid_t *file_p, char *why, size_t len);
+
 /* The root attributes of an open file (missing ones left empty / 0). */
 void sp_result_read_root(hid_t file, sp_result_root_t *root);
 
@@ -61,6 +69,10 @@ void sp_result_read_fingerprint(hid_t file, int world_size, sp_result_fp_t *fp);
 /* One line from /launch: "srun, Slurm job 42 (nodes n[1-2], tasks per node 2(x2)), pml ob1
  * (the same on all 4 ranks)"; "" for files without it. */
 void sp_result_read_launch(hid_t file, char *out, size_t outlen);
+
+/* The number of rows (first dimension) of dataset name of an open file; 0 when it is absent or
+ * cannot be read. Readers bound every offset and count they take from a row by it. */
+hsize_t sp_result_read_extent(hid_t file, const char *name);
 
 /* Open path, read count elements of dataset name from offset (1-D), or row `row` of a 2-D
  * dataset (two_d; count = its columns) into out, and close. SP_ERR_IO, SP_ERR_FORMAT. */

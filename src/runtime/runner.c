@@ -456,8 +456,9 @@ static sp_status_t run_workload(run_t *r)
         r->signo = sp_runstop_signal(ctx->world);
     }
     /* the timeline and the clock model are written after the run (the drift needs the end
-     * synchronization); a failed run still writes what it recorded */
-    if (status == SP_OK || status == SP_ERR_WRONG_DATA) {
+     * synchronization); a run with wrong data, or stopped by a signal that every rank agreed
+     * on (a time limit: its straggler evidence matters most), still writes what it recorded */
+    if (status == SP_OK || status == SP_ERR_WRONG_DATA || status == SP_ERR_INTERRUPTED) {
         sp_watchdog_beat(ctx->watchdog, "clock synchronization at the end and the timeline");
         sp_status_t tl_status = finish_timeline(ctx, r->w, r->x.clock_all, r->x.timeline_mpiio);
         status = status == SP_OK ? tl_status : status;

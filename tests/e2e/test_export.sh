@@ -34,6 +34,8 @@ def check(cond, what):
     if not cond:
         problems.append(what)
 check(trace.get("displayTimeUnit") == "ns", "displayTimeUnit is not ns")
+# DevTools' trace parser requires "cat" on every event, metadata included (issue 21)
+check(all(isinstance(e.get("cat"), str) for e in ev), "an event without cat")
 check(len(x) == nev, f"{len(x)} X events for {nev} timeline rows")
 pn = Counter(e["pid"] for e in meta if e["name"] == "process_name")
 check(sorted(pn) == [0, 1, 2, 3] and set(pn.values()) == {1}, f"process_name per pid: {dict(pn)}")
@@ -173,6 +175,8 @@ cases=(
   "export $f --csv $TMP/junk.txt"
   "export $f --chrome @OUT@ --bogus"
   "export $f $f --chrome @OUT@"
+  "export $f --chrome /dev/null/sub/x.json"
+  "export $f --csv /dev/null/sub"
 )
 i=0
 for c in "${cases[@]}"; do

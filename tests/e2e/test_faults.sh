@@ -119,6 +119,14 @@ else
   not_ok "SIGTERM mid-sweep: rc=$rc ranks left $left status=$(status_of "$f") rows=$n printed=$printed"
   tail -5 "$TMP/err"
 fi
+# a clean SIGTERM close keeps the straggler evidence: /timeline with the events recorded
+# (issue 21); Open MPI's mpirun itself exits 1 (the ranks exit 143: case 2b)
+tl=$(h5dump -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+if [ "${tl:-0}" -gt 0 ] && [ "$rc" -eq 1 ]; then
+  ok "SIGTERM mid-sweep: /timeline written ($tl events); mpirun exits 1"
+else
+  not_ok "SIGTERM mid-sweep: /timeline events ${tl:-none}, mpirun exit $rc"
+fi
 
 # 2c. two SIGTERMs to mpirun (a wrapper that signals the process group too, an impatient
 # Ctrl-C): mpirun exits at once and its ranks outlive it, with nowhere to print. They still stop,

@@ -134,7 +134,7 @@ rc=$?
 echo "not hdf5" >"$TMP/bad.h5"
 "$SCALEPROBE" regress "${files[0]}" "$TMP/bad.h5" "${files[1]}" >/dev/null 2>"$TMP/e3"
 rc=$?
-[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/e3")" = 1 ] && grep -q 'bad.h5: not a scaleprobe result' "$TMP/e3" &&
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/e3")" = 1 ] && grep -q 'bad.h5: is not an HDF5 file' "$TMP/e3" &&
   ok "an unreadable file: exit 2, one message" || { not_ok "unreadable: rc=$rc"; cat "$TMP/e3"; }
 
 "$SCALEPROBE" regress "${files[@]:0:3}" --alpha 2 >/dev/null 2>"$TMP/e4"

@@ -337,12 +337,10 @@ static void test_coll_single_point_stepbytes_0(void **state)
 /* -b 0 -e 0 -f 2 is one point of 0 bytes, not an endless sweep. */
 static void test_coll_single_point_zero_bytes_stepfactor(void **state)
 {
-    sp_coll_opts_t o;
-    static const uint64_t want[] = {0};
-
     (void)state;
-    parse_ok("-b 0 -e 0 -f 2", &o);
-    assert_sizes(&o, want, 1);
+    /* the 0-byte point alone moves no data: a sweep with nothing to measure (issue 21) */
+    parse_err("-b 0 -e 0 -f 2", "no measurable size", "--maxbytes 0");
+    parse_err("-b 0 -e 0", "no measurable size", NULL);
 }
 
 static void test_coll_option_forms(void **state)

@@ -1,0 +1,60 @@
+/* libFuzzer harness: the readers' entry points on a file made of the input. The input is
+ * written to a temporary path, then read as `report` and `export --chrome` read it (the reader,
+ * the plausibility checks, the timeline reader, the tables) and opened by sp_reader_open. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "reader.h"
+#include "report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static char dir_path[64];
+static char file_path[96];
+static char json_path[96];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    /* no probe child: the fuzzer sees every crash in this process (reader_probe.c) */
+    setenv("SCALEPROBE_TEST_NO_PROBE", "1", 1);
+    snprintf(dir_path, sizeof(dir_path), "/tmp/sp-fuzz-reader.XXXXXX");
+    if (mkdtemp(dir_path) == NULL) {
+        perror("mkdtemp");
+        return 0;
+    }
+    snprintf(file_path, sizeof(file_path), "%s/in.h5", dir_path);
+    snprintf(json_path, sizeof(json_path), "%s/out.json", dir_path);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *report_argv[] = {"scaleprobe", "report", file_path, NULL};
+    char *export_argv[] = {"scaleprobe", "export", file_path, "--chrome", json_path, "--force",
+                           NULL};
+    sp_reader_t rd;
+    FILE *f = fopen(file_path, "wb");
+
+    if (f == NULL) {
+        return 0;
+    }
+    if (size > 0 && fwrite(data, 1, size, f) != size) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    if (sp_reader_open(file_path, &rd) == SP_OK) {
+        sp_reader_close(&rd);
+    }
+    sp_report_main(3, report_argv);
+    sp_export_main(6, export_argv);
+    return 0;
+}
