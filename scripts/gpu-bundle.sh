@@ -9,6 +9,10 @@
 # build-bundle/ (-DSCALEPROBE_CUDA=ON). The bundle: DIR/scaleprobe-bundle/ and
 # DIR/scaleprobe-bundle.tar.xz (default DIR: bundle/, git-ignored).
 set -euo pipefail
+# ldconfig, strip and objdump where a minimal environment's PATH leaves out the sbin folders
+PATH=$PATH:/usr/sbin:/sbin
+# a failing step names itself (set -e alone exits without a word)
+trap 'echo "gpu-bundle.sh: line $LINENO failed (exit $?): $BASH_COMMAND" >&2' ERR
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=""
 out=$top/bundle

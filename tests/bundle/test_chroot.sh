@@ -57,8 +57,9 @@ if "$top/scripts/gpu-bundle.sh" --build "$SCALEPROBE_BUILD_DIR" --out "$work/bun
   >"$work/bundle.log" 2>&1; then
   ok "gpu-bundle.sh: $(grep '^# bundle:' "$work/bundle.log" | sed 's/.*archive //')"
 else
-  tail -20 "$work/bundle.log"
-  not_ok "gpu-bundle.sh failed"
+  sed 's/^/    /' "$work/bundle.log" | tail -40
+  df -h "$work" | sed 's/^/    /'
+  not_ok "gpu-bundle.sh failed (its last lines above)"
   finish
 fi
 rm -rf "$root/opt/scaleprobe-bundle"
