@@ -32,6 +32,7 @@ typedef struct {
     char node[SP_OPT_STRLEN];
     double alpha_us;
     double beta_gbps;
+    int free_comm;
     long ranks;
     sp_run_opts_t run; /* -O and --force only: predict runs no backend */
 } predict_opts_t;
@@ -42,9 +43,10 @@ static const sp_opt_def_t predict_defs[] = {
     {"ranks", 0, SP_OPT_INT, POFF(ranks), "0", "N",
      "world size to predict; default: tp x pp x dp (with --pp given; dp 1 when not given)", 1, 1e8,
      NULL, 0},
-    {"sweep", 0, SP_OPT_STRING, POFF(sweep), "", "FILE",
-     "collective times from a `scaleprobe coll` result file (all_reduce, all_gather, "
-     "reduce_scatter, sendrecv as the layout needs)",
+    {"sweep", 0, SP_OPT_STRING, POFF(sweep), "", "FILE[,FILE...]",
+     "collective times from `scaleprobe coll` result files (all_reduce, all_gather, "
+     "reduce_scatter, sendrecv as the layout needs), one per communicator size: a group takes "
+     "the file of its size, else the nearest, scaled by the bus factor",
      0, -1, NULL, 0},
     {"node", 0, SP_OPT_STRING, POFF(node), "", "FILE",
      "compute rate from a `scaleprobe node` result file instead of --tflops: the median over "
@@ -56,6 +58,10 @@ static const sp_opt_def_t predict_defs[] = {
     {"beta-gbps", 0, SP_OPT_DOUBLE, POFF(beta_gbps), "0", "GBPS",
      "alpha-beta model: bus bandwidth, GB/s (time = alpha + bytes x busbw factor / beta)", 1e-9,
      1e9, NULL, 0},
+    {"free-comm", 0, SP_OPT_FLAG, POFF(free_comm), NULL, NULL,
+     "communication costs nothing: the step from compute and the schedule alone (the bound "
+     "that no network can beat)",
+     0, -1, NULL, 0},
     SP_RUN_OUTPUT_ROWS(predict_opts_t, run, "results/predict-<UTC time>-<pid>.h5"),
 };
 
@@ -117,10 +123,10 @@ typedef struct {
     sp_proxy_info_t info;
     sp_model_t model;
     sp_predict_ab_t ab;
-    sp_predict_sweep_t sweep;
+    sp_predict_sweeps_t sweeps;
     int use_sweep;
     int tflops_given; /* --tflops on the command line */
-    char source[SP_OPT_STRLEN + 128];
+    char source[SP_OPT_STRLEN + 1024];
     char compute_source[SP_OPT_STRLEN + 256];
     sp_program_t *progs; /* p programs */
     sp_predict_result_t res;
@@ -167,12 +173,13 @@ static int parse(predict_t *pr, int argc, char **argv)
     }
     ab = seen[pr->tab.alpha] || seen[pr->tab.beta];
     pr->use_sweep = o->sweep[0] != '\0';
-    if (pr->use_sweep && ab) {
-        return bad("give either --sweep FILE or --alpha-us and --beta-gbps, not both");
+    if (pr->use_sweep + ab + o->free_comm > 1) {
+        return bad("give one communication cost: --sweep FILE, --alpha-us and --beta-gbps, or "
+                   "--free-comm");
     }
-    if (!pr->use_sweep && !ab) {
-        return bad("no communication cost: give --sweep FILE (a `scaleprobe coll` result) or "
-                   "--alpha-us A --beta-gbps B");
+    if (!pr->use_sweep && !ab && !o->free_comm) {
+        return bad("no communication cost: give --sweep FILE (a `scaleprobe coll` result), "
+                   "--alpha-us A --beta-gbps B, or --free-comm");
     }
     if (ab && !(seen[pr->tab.alpha] && seen[pr->tab.beta] && o->beta_gbps > 0.0)) {
         return bad("the alpha-beta model needs both --alpha-us A and --beta-gbps B > 0");
@@ -194,13 +201,14 @@ static int parse(predict_t *pr, int argc, char **argv)
     return 0;
 }
 
-/* Rows of one collective from the sweep: out-of-place, verified, summing or no reduction; of
- * the model's type when the sweep has it, else of every type (a size's times averaged). */
-static int load_sweep(predict_t *pr)
+/* One sweep file into the set of its communicator size: of each collective, the rows that are
+ * out-of-place, verified, summing or no reduction; of the model's type when the file has it,
+ * else of every type (a size's times averaged). 0 to go on, else the exit code. */
+static int load_sweep_file(predict_t *pr, const char *path)
 {
-    const char *path = pr->o.sweep;
     sp_reader_t rd;
     char msg[SP_OPT_STRLEN + 256];
+    sp_predict_sweep_t *sw;
     sp_status_t st = sp_reader_open(path, &rd);
 
     if (st != SP_OK) {
@@ -220,7 +228,12 @@ static int load_sweep(predict_t *pr)
         sp_reader_close(&rd);
         return bad(msg);
     }
-    sp_predict_sweep_init(&pr->sweep, rd.world_size);
+    if ((sw = sp_predict_sweeps_at(&pr->sweeps, rd.world_size)) == NULL) {
+        snprintf(msg, sizeof(msg), "--sweep: more than %d communicator sizes",
+                 SP_PREDICT_MAX_SWEEPS);
+        sp_reader_close(&rd);
+        return bad(msg);
+    }
     for (int op = 0; op < SP_COLL_COUNT && st == SP_OK; op++) {
         int typed = 0;
         for (size_t i = 0; i < rd.nrows; i++) {
@@ -233,17 +246,40 @@ static int load_sweep(predict_t *pr)
                 (typed && r->dtype != (int)pr->cfg.dtype) || !(r->time_us > 0.0)) {
                 continue;
             }
-            st = sp_predict_sweep_add(&pr->sweep, op, r->bytes, r->time_us);
+            st = sp_predict_sweep_add(sw, op, r->bytes, r->time_us);
         }
     }
-    sp_predict_sweep_finish(&pr->sweep);
-    snprintf(pr->source, sizeof(pr->source), "sweep %s (%d ranks)", path, rd.world_size);
+    {
+        size_t len = strlen(pr->source);
+        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks)",
+                 len ? ", " : "sweep ", path, rd.world_size);
+    }
     sp_reader_close(&rd);
     if (st != SP_OK) {
         sp_launcher_error("predict", "out of memory reading the sweep");
         return 1;
     }
     return 0;
+}
+
+/* --sweep FILE[,FILE...]: every file, then each size's curves sorted. */
+static int load_sweeps(predict_t *pr)
+{
+    char list[SP_OPT_STRLEN], *save = NULL;
+    int rc = 0;
+
+    snprintf(list, sizeof(list), "%s", pr->o.sweep);
+    for (char *f = strtok_r(list, ",", &save); f != NULL && rc == 0;
+         f = strtok_r(NULL, ",", &save)) {
+        rc = load_sweep_file(pr, f);
+    }
+    if (rc == 0 && pr->sweeps.n == 0) {
+        rc = bad("--sweep: no file named");
+    }
+    for (int i = 0; i < pr->sweeps.n; i++) {
+        sp_predict_sweep_finish(&pr->sweeps.set[i]);
+    }
+    return rc;
 }
 
 /* --node FILE: the compute rate is the median over ranks of the GEMM rate of the proxy's type
@@ -330,7 +366,7 @@ static int check_sweep_covers(const predict_t *pr)
             int op = g->tasks[i].kind == SP_TASK_COLL   ? g->tasks[i].coll
                      : g->tasks[i].kind == SP_TASK_SEND ? SP_PREDICT_OP_P2P
                                                         : -2;
-            if (op != -2 && !sp_predict_sweep_has(&pr->sweep, op)) {
+            if (op != -2 && sp_predict_sweeps_pick(&pr->sweeps, op, 2) == NULL) {
                 char msg[SP_OPT_STRLEN + 256];
                 snprintf(msg, sizeof(msg),
                          "--sweep %s has no out-of-place %s points, which this layout needs "
@@ -582,7 +618,35 @@ static void predict_free(predict_t *pr)
     }
     free(pr->progs);
     sp_predict_result_free(&pr->res);
-    sp_predict_sweep_cleanup(&pr->sweep);
+    sp_predict_sweeps_cleanup(&pr->sweeps);
+}
+
+/* What of the sweep-priced communication is extrapolated, appended to the cost model's line
+ * (printed, and kept in the file's /proxy/predicted source). */
+static void state_coverage(predict_t *pr)
+{
+    sp_predict_coverage_t cv;
+    size_t len = strlen(pr->source);
+    char *at = pr->source + len;
+    size_t room = sizeof(pr->source) - len;
+    int n = 0;
+
+    sp_predict_coverage(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp, &pr->sweeps,
+                        &cv);
+    if (cv.calls == 0) {
+        return;
+    }
+    n = snprintf(at, room, "; extrapolated: %zu of %zu communication tasks (%.1f%% of their "
+                 "time) beyond the sizes measured",
+                 cv.beyond, cv.calls, cv.time_ns > 0 ? 100.0 * cv.beyond_ns / cv.time_ns : 0.0);
+    for (int i = 0; i < 4 && cv.scaled_from[i] != 0 && n > 0 && (size_t)n < room; i++) {
+        n += snprintf(at + n, room - (size_t)n, "%s %d-rank groups scaled from the %d-rank sweep",
+                      i ? "," : ";", cv.scaled_to[i], cv.scaled_from[i]);
+    }
+    if (cv.scaled > 0 && n > 0 && (size_t)n < room) {
+        snprintf(at + n, room - (size_t)n, " (%zu tasks, %.1f%% of the time)", cv.scaled,
+                 cv.time_ns > 0 ? 100.0 * cv.scaled_ns / cv.time_ns : 0.0);
+    }
 }
 
 static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
@@ -615,7 +679,10 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         return bad("the model and layout give no valid program configuration");
     }
     if (pr->use_sweep) {
-        rc = load_sweep(pr);
+        rc = load_sweeps(pr);
+    } else if (pr->o.free_comm) {
+        snprintf(pr->source, sizeof(pr->source),
+                 "free communication (--free-comm): compute and the schedule alone");
     } else {
         pr->ab.alpha_us = pr->o.alpha_us;
         pr->ab.beta_gbps = pr->o.beta_gbps;
@@ -644,8 +711,13 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
     }
     ts = sp_time_ns();
     st = sp_predict_run(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp,
-                        pr->use_sweep ? sp_predict_cost_sweep : sp_predict_cost_ab,
-                        pr->use_sweep ? (void *)&pr->sweep : (void *)&pr->ab, &pr->res);
+                        pr->use_sweep      ? sp_predict_cost_sweeps
+                        : pr->o.free_comm ? sp_predict_cost_free
+                                          : sp_predict_cost_ab,
+                        pr->use_sweep ? (void *)&pr->sweeps : (void *)&pr->ab, &pr->res);
+    if (st == SP_OK && pr->use_sweep) {
+        state_coverage(pr);
+    }
     pr->sim_s = (double)(sp_time_ns() - ts) / 1e9;
     if (st == SP_OK) {
         join_argv(argc, argv, cmdline, sizeof(cmdline));

@@ -1,5 +1,5 @@
-/* The predictor's discrete-event simulation of one step (one program per pipeline stage) and
- * its cost models (see predict_sim.h). */
+/* The predictor's discrete-event simulation of one step (one program per pipeline stage; see
+ * predict_sim.h; the cost models are in predict_cost.c). */
 #include "predict_sim.h"
 
 #include <math.h>
@@ -183,9 +183,9 @@ static void sim_free(sim_t *m)
     /* iv is handed to the result on success, freed by the caller otherwise */
 }
 
-static int group_size(const sim_t *m, int lane)
+int sp_predict_group_size(int lane, int tp, int dp)
 {
-    return sp_lane_group(lane) == SP_GROUP_TP ? m->tp : m->dp;
+    return sp_lane_group(lane) == SP_GROUP_TP ? tp : dp;
 }
 
 static sp_status_t comm_cost(const sim_t *m, int op, uint64_t bytes, int nranks, int64_t *ns_p)
@@ -226,7 +226,7 @@ static sp_status_t advance_lane(sim_t *m, int s, int l, int *progress_p)
         if (t->kind == SP_TASK_COMPUTE) {
             dur = (int64_t)t->dur_ns;
         } else if (t->kind == SP_TASK_COLL) {
-            st = comm_cost(m, t->coll, t->bytes, group_size(m, l), &dur);
+            st = comm_cost(m, t->coll, t->bytes, sp_predict_group_size(l, m->tp, m->dp), &dur);
         } else {
             /* a message: posted now; it runs when its partner has been posted too */
             size_t pg = m->partner[g];
@@ -435,186 +435,4 @@ void sp_predict_result_free(sp_predict_result_t *res)
     free(res->spans);
     free(res->stages);
     memset(res, 0, sizeof(*res));
-}
-
-/* ---- cost models ---- */
-
-static double bus_factor(int op, int nranks)
-{
-    if (op == SP_PREDICT_OP_P2P || op == SP_COLL_SENDRECV) {
-        return 1.0;
-    }
-    if (op < 0 || op >= SP_COLL_COUNT || nranks < 1) {
-        return NAN;
-    }
-    return sp_coll_get((sp_coll_kind_t)op)->busbw_factor(nranks);
-}
-
-double sp_predict_cost_ab(void *arg, int op, uint64_t bytes, int nranks)
-{
-    const sp_predict_ab_t *ab = arg;
-
-    /* GB/s = bytes per ns */
-    return ab->alpha_us * 1e3 + (double)bytes * bus_factor(op, nranks) / ab->beta_gbps;
-}
-
-/* Index of the last point with bytes <= x (0 < x, b[0] <= x < b[n-1]). */
-static size_t floor_point(const sp_predict_curve_t *c, uint64_t x)
-{
-    size_t lo = 0, hi = c->n - 1;
-
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->bytes[mid] <= x) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-double sp_predict_curve_eval(const sp_predict_curve_t *c, uint64_t bytes)
-{
-    double x = (double)bytes;
-    size_t n = c != NULL ? c->n : 0;
-
-    if (n == 0) {
-        return NAN;
-    }
-    if (n == 1) {
-        return bytes <= c->bytes[0] ? c->time_ns[0]
-                                    : c->time_ns[0] * x / (double)c->bytes[0];
-    }
-    if (bytes <= c->bytes[0]) {
-        double slope = (c->time_ns[1] - c->time_ns[0]) / (double)(c->bytes[1] - c->bytes[0]);
-        double t = c->time_ns[0] - slope * ((double)c->bytes[0] - x);
-        return t < 0.0 ? 0.0 : (t > c->time_ns[0] ? c->time_ns[0] : t);
-    }
-    if (bytes >= c->bytes[n - 1]) {
-        double b1 = (double)c->bytes[n - 1], t1 = c->time_ns[n - 1];
-        double slope = (t1 - c->time_ns[n - 2]) / (b1 - (double)c->bytes[n - 2]);
-        return slope > 0.0 ? t1 + slope * (x - b1) : t1 * x / b1;
-    }
-    {
-        size_t k = floor_point(c, bytes);
-        double l0 = log((double)c->bytes[k]), l1 = log((double)c->bytes[k + 1]);
-        double f = (log(x) - l0) / (l1 - l0);
-        return c->time_ns[k] + f * (c->time_ns[k + 1] - c->time_ns[k]);
-    }
-}
-
-void sp_predict_sweep_init(sp_predict_sweep_t *sw, int nranks)
-{
-    memset(sw, 0, sizeof(*sw));
-    sw->nranks = nranks;
-}
-
-static int curve_index(int op)
-{
-    return op == SP_PREDICT_OP_P2P ? SP_COLL_SENDRECV : op;
-}
-
-sp_status_t sp_predict_sweep_add(sp_predict_sweep_t *sw, int op, uint64_t bytes, double time_us)
-{
-    int k = curve_index(op);
-    sp_predict_curve_t *c;
-
-    if (k < 0 || k >= SP_COLL_COUNT || bytes == 0 || !(time_us > 0.0) || !isfinite(time_us)) {
-        return SP_ERR_INVALID;
-    }
-    c = &sw->curve[k];
-    if (c->n == sw->cap[k]) {
-        size_t cap = sw->cap[k] ? 2 * sw->cap[k] : 32;
-        uint64_t *b = realloc(c->bytes, cap * sizeof(*b));
-        double *t;
-        if (b == NULL) {
-            return SP_ERR_NOMEM;
-        }
-        c->bytes = b;
-        t = realloc(c->time_ns, cap * sizeof(*t));
-        if (t == NULL) {
-            return SP_ERR_NOMEM;
-        }
-        c->time_ns = t;
-        sw->cap[k] = cap;
-    }
-    c->bytes[c->n] = bytes;
-    c->time_ns[c->n] = time_us * 1e3;
-    c->n++;
-    return SP_OK;
-}
-
-typedef struct {
-    uint64_t bytes;
-    double time_ns;
-} point_t;
-
-static int cmp_point(const void *a, const void *b)
-{
-    const point_t *x = a, *y = b;
-
-    return x->bytes < y->bytes ? -1 : (x->bytes > y->bytes ? 1 : 0);
-}
-
-void sp_predict_sweep_finish(sp_predict_sweep_t *sw)
-{
-    for (int k = 0; k < SP_COLL_COUNT; k++) {
-        sp_predict_curve_t *c = &sw->curve[k];
-        point_t *pt = c->n > 0 ? malloc(c->n * sizeof(*pt)) : NULL;
-        size_t out = 0;
-        if (pt == NULL) {
-            continue; /* empty, or left unsorted only when out of memory for a copy */
-        }
-        for (size_t i = 0; i < c->n; i++) {
-            pt[i] = (point_t){c->bytes[i], c->time_ns[i]};
-        }
-        qsort(pt, c->n, sizeof(*pt), cmp_point);
-        for (size_t i = 0; i < c->n;) {
-            double sum = 0.0;
-            size_t j = i;
-            while (j < c->n && pt[j].bytes == pt[i].bytes) {
-                sum += pt[j++].time_ns;
-            }
-            c->bytes[out] = pt[i].bytes;
-            c->time_ns[out++] = sum / (double)(j - i);
-            i = j;
-        }
-        c->n = out;
-        free(pt);
-    }
-}
-
-void sp_predict_sweep_cleanup(sp_predict_sweep_t *sw)
-{
-    for (int k = 0; k < SP_COLL_COUNT; k++) {
-        free(sw->curve[k].bytes);
-        free(sw->curve[k].time_ns);
-    }
-    memset(sw, 0, sizeof(*sw));
-}
-
-int sp_predict_sweep_has(const sp_predict_sweep_t *sw, int op)
-{
-    int k = curve_index(op);
-
-    return k >= 0 && k < SP_COLL_COUNT && sw->curve[k].n > 0;
-}
-
-double sp_predict_cost_sweep(void *arg, int op, uint64_t bytes, int nranks)
-{
-    const sp_predict_sweep_t *sw = arg;
-    int k = curve_index(op);
-    double t, from, to;
-
-    if (k < 0 || k >= SP_COLL_COUNT) {
-        return NAN;
-    }
-    t = sp_predict_curve_eval(&sw->curve[k], bytes);
-    if (op == SP_PREDICT_OP_P2P || nranks == sw->nranks) {
-        return t;
-    }
-    from = bus_factor(op, sw->nranks);
-    to = bus_factor(op, nranks);
-    return from > 0.0 ? t * to / from : NAN;
 }

@@ -57,6 +57,9 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
                            sp_predict_cost_fn cost, void *cost_arg, sp_predict_result_t *res);
 void sp_predict_result_free(sp_predict_result_t *res); /* NULL or zeroed: no-op */
 
+/* The group a collective on `lane` is costed for: tp for the TP lanes, dp for the others. */
+int sp_predict_group_size(int lane, int tp, int dp);
+
 /* ---- cost models ---- */
 
 /* alpha + bytes * busbw_factor(n) / beta: nccl-tests' bus factors (all-reduce 2(n-1)/n,
@@ -75,7 +78,9 @@ typedef struct {
     double *time_ns;
 } sp_predict_curve_t;
 
-/* Time at `bytes` on a curve: linear in log(bytes) between the two measured sizes around it;
+/* Time at `bytes` on a curve: linear in bytes between the two measured sizes around it (the
+ * alpha-beta line through them: flat in the latency regime, the measured bandwidth in the
+ * bandwidth regime);
  * beyond the largest, the line through the two largest points (time = alpha + bytes / bw; a
  * non-increasing pair scales the largest time by bytes instead); below the smallest, the line
  * through the two smallest, kept in [0, time of the smallest]. One point: that time below it,
@@ -106,5 +111,40 @@ int sp_predict_sweep_has(const sp_predict_sweep_t *sw, int op);
  * algorithm would keep. Messages are not scaled. NAN when op has no curve or the factor at the
  * sweep's size is 0 (a one-rank sweep). arg: sp_predict_sweep_t. */
 double sp_predict_cost_sweep(void *arg, int op, uint64_t bytes, int nranks);
+
+/* Free communication (predict --free-comm): every message and collective costs 0, so the
+ * prediction is compute and schedule alone. arg unused. */
+double sp_predict_cost_free(void *arg, int op, uint64_t bytes, int nranks);
+
+/* Several sweeps, one per communicator size (files measured on different rank counts). A call
+ * on a group of n ranks takes the sweep measured on n ranks when it has the op, else the one
+ * whose size is nearest to n in log scale, scaled by the bus factor (sp_predict_cost_sweep). */
+#define SP_PREDICT_MAX_SWEEPS 16
+typedef struct {
+    int n;
+    sp_predict_sweep_t set[SP_PREDICT_MAX_SWEEPS];
+} sp_predict_sweeps_t;
+
+/* The sweep of nranks ranks, added (empty) when there is none; NULL when all are taken. */
+sp_predict_sweep_t *sp_predict_sweeps_at(sp_predict_sweeps_t *s, int nranks);
+/* The sweep used for op on a group of nranks (above), NULL when no sweep has op. */
+const sp_predict_sweep_t *sp_predict_sweeps_pick(const sp_predict_sweeps_t *s, int op,
+                                                 int nranks);
+double sp_predict_cost_sweeps(void *arg, int op, uint64_t bytes, int nranks); /* arg: sweeps */
+void sp_predict_sweeps_cleanup(sp_predict_sweeps_t *s);
+
+/* How far a prediction from sweeps rests on extrapolation: over every communication task of
+ * the programs, how many (and how much of their predicted time) lie beyond the measured sizes
+ * of the sweep they were priced from, and how many were on a group size no sweep measured
+ * (scaled by the bus factor). Messages are never scaled. */
+typedef struct {
+    size_t calls, beyond, scaled;
+    double time_ns, beyond_ns, scaled_ns;
+    uint64_t min_bytes, max_bytes;   /* the task sizes seen */
+    int scaled_from[4], scaled_to[4]; /* a few (sweep size -> group size) pairs, 0: unused */
+} sp_predict_coverage_t;
+
+void sp_predict_coverage(const sp_program_t *progs, int p, int tp, int dp,
+                         const sp_predict_sweeps_t *s, sp_predict_coverage_t *cov);
 
 #endif

@@ -146,4 +146,58 @@ rate=$("$SCALEPROBE" report "$TMP/nd.h5" 2>/dev/null | grep -o 'compute [0-9.e+-
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'either --tflops or --node' "$TMP/nd.err" && [ ! -e "$TMP/nd2.h5" ] &&
   ok "--node with --tflops: exit 2" || not_ok "--node with --tflops: rc=$rc"
+
+# Accuracy against a measured run: a 2-rank sweep of sendrecv (the messages a pp 2 pipeline
+# sends), the 2-stage proxy measured, and predict from that sweep; the predicted step within 25%
+# of the measured median (host compute is a timed wait at --tflops, so the error is the
+# communication model's and the host's noise).
+acc="--hidden 512 --ffn 2048 --heads 8 --seq 128 --layers 4 --vocab 1024 --tflops 0.5"
+# shellcheck disable=SC2086
+sp_mpirun 2 coll -c sendrecv,all_reduce -b 16K -e 1M -f 4 --max-time 0.5 -O "$TMP/s2.h5" \
+  >/dev/null 2>&1 &&
+  sp_mpirun 2 proxy $acc --pp 2 --microbatches 8 -O "$TMP/m2.h5" >"$TMP/m2.out" 2>&1 ||
+  { not_ok "the 2-rank sweep and proxy"; finish; }
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $acc --pp 2 --microbatches 8 --sweep "$TMP/s2.h5" -O "$TMP/p2.h5" \
+  >"$TMP/p2.out" 2>&1
+measured=$(sed -n 's/^# step time: median \([0-9.]*\) ms.*/\1/p' "$TMP/m2.out")
+predicted=$(awk '$1 == "0" { print $2; exit }' "$TMP/p2.out")
+if awk -v m="$measured" -v p="$predicted" 'BEGIN { e = (p - m) / m; exit !(m > 0 && e < 0.25 && e > -0.25) }'; then
+  ok "pp 2 from a 2-rank sweep: predicted $predicted ms, measured median $measured ms"
+else
+  not_ok "pp 2: predicted '$predicted' ms vs measured '$measured' ms (over 25% apart)"
+  cat "$TMP/p2.out"
+fi
+grep -q '^# communication: sweep .*(2 ranks); extrapolated: 0 of [0-9]* communication tasks (0.0% of their time) beyond the sizes measured' "$TMP/p2.out" &&
+  ok "the messages lie inside the sweep's sizes, and predict says so" ||
+  { not_ok "extrapolation statement"; grep '^# communication' "$TMP/p2.out"; }
+# Two sweeps (2 and 4 ranks): tp 2 takes the 2-rank file, dp 4 the 4-rank one, nothing scaled;
+# the 4-rank file alone scales tp 2 from 4 ranks and says so.
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 1 --dp 4 --microbatches 2 --sweep "$TMP/s2.h5,$TMP/sweep.h5" \
+  -O "$TMP/two.h5" >"$TMP/two.out" 2>&1
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 1 --dp 4 --microbatches 2 --sweep "$TMP/sweep.h5" \
+  -O "$TMP/one.h5" >"$TMP/one.out" 2>&1
+if grep -q "^# communication: sweep $TMP/s2.h5 (2 ranks), $TMP/sweep.h5 (4 ranks); extrapolated: [0-9]* of" "$TMP/two.out" &&
+  ! grep -q 'scaled from' "$TMP/two.out" &&
+  grep -q '2-rank groups scaled from the 4-rank sweep' "$TMP/one.out"; then
+  ok "two sweeps: each group priced at its own size; one sweep: the scaled groups named"
+else
+  not_ok "sweeps by group size"
+  grep '^# communication' "$TMP/two.out" "$TMP/one.out"
+fi
+# --free-comm: compute and schedule alone, never slower than with a network
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $acc --pp 2 --microbatches 8 --free-comm -O "$TMP/free.h5" \
+  >"$TMP/free.out" 2>&1
+free=$(awk '$1 == "0" { print $2; exit }' "$TMP/free.out")
+if grep -q '^# communication: free communication (--free-comm)' "$TMP/free.out" &&
+  awk -v f="$free" -v p="$predicted" 'BEGIN { exit !(f > 0 && f <= p) }'; then
+  ok "--free-comm: $free ms, not above the sweep's $predicted ms"
+else
+  not_ok "--free-comm: '$free' ms vs '$predicted' ms"
+fi
+# shellcheck disable=SC2086
+bad "--free-comm with a sweep" $small --tp 2 --pp 2 --sweep "$TMP/sweep.h5" --free-comm
 finish

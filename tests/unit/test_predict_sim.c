@@ -327,10 +327,11 @@ static void test_curve(void **state)
     assert_true(fabs(c->time_ns[0] - 10000.0) < 1e-9); /* 9 and 11 us averaged */
     /* measured sizes exactly */
     assert_true(fabs(sp_predict_curve_eval(c, 4096) - 12000.0) < 1e-9);
-    /* 2 KiB: halfway between 1 and 4 KiB in log size: 11 us */
-    assert_true(fabs(sp_predict_curve_eval(c, 2048) - 11000.0) < 1e-6);
-    /* 2 MiB: halfway in log size between 1 and 4 MiB: 220 us */
-    assert_true(fabs(sp_predict_curve_eval(c, 2097152) - 220000.0) < 1e-6);
+    /* 2 KiB: on the alpha-beta line through 1 and 4 KiB: 10 + 2 us x 1/3 */
+    assert_true(fabs(sp_predict_curve_eval(c, 2048) - (10000.0 + 2000.0 / 3.0)) < 1e-6);
+    /* 2 MiB: the bandwidth regime, 80 us per MiB above 1 MiB: 180 us (linear in log size
+     * would say 220 us, 22% high) */
+    assert_true(fabs(sp_predict_curve_eval(c, 2097152) - 180000.0) < 1e-6);
     /* 8 MiB: the line through the two largest: 340 + 240/3 MiB * 4 MiB = 660 us */
     assert_true(fabs(sp_predict_curve_eval(c, 8388608) - 660000.0) < 1e-6);
     /* 512 B: the line through the two smallest, 10 - 2/3072 * 512 us */
@@ -360,6 +361,72 @@ static void test_curve(void **state)
     sp_predict_sweep_cleanup(&sw);
 }
 
+/* Sweeps of several communicator sizes: a group takes its own size's sweep, else the nearest in
+ * log size (a tie to the larger), scaled by the bus factor; coverage counts what lies beyond the
+ * measured sizes and what was scaled. */
+static void test_sweeps(void **state)
+{
+    sp_predict_sweeps_t s;
+    sp_predict_sweep_t *two, *eight;
+    sp_predict_coverage_t cv;
+    sp_task_t tasks[4];
+    sp_program_t prog;
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    two = sp_predict_sweeps_at(&s, 2);
+    eight = sp_predict_sweeps_at(&s, 8);
+    assert_non_null(two);
+    assert_non_null(eight);
+    assert_ptr_equal(sp_predict_sweeps_at(&s, 2), two);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(sp_predict_sweep_add(two, SP_COLL_ALL_REDUCE, 1024, 5.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(two, SP_COLL_ALL_REDUCE, 1048576, 50.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(eight, SP_COLL_ALL_REDUCE, 1024, 20.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(eight, SP_COLL_ALL_REDUCE, 1048576, 200.0), SP_OK);
+    assert_int_equal(sp_predict_sweep_add(eight, SP_COLL_SENDRECV, 1024, 3.0), SP_OK);
+    sp_predict_sweep_finish(two);
+    sp_predict_sweep_finish(eight);
+    assert_ptr_equal(sp_predict_sweeps_pick(&s, SP_COLL_ALL_REDUCE, 2), two);
+    assert_ptr_equal(sp_predict_sweeps_pick(&s, SP_COLL_ALL_REDUCE, 3), two);
+    assert_ptr_equal(sp_predict_sweeps_pick(&s, SP_COLL_ALL_REDUCE, 4), eight); /* tie */
+    assert_ptr_equal(sp_predict_sweeps_pick(&s, SP_COLL_ALL_REDUCE, 64), eight);
+    assert_ptr_equal(sp_predict_sweeps_pick(&s, SP_PREDICT_OP_P2P, 2), eight);
+    assert_null(sp_predict_sweeps_pick(&s, SP_COLL_ALL_GATHER, 2));
+    assert_true(isnan(sp_predict_cost_sweeps(&s, SP_COLL_ALL_GATHER, 1024, 2)));
+    assert_true(fabs(sp_predict_cost_sweeps(&s, SP_COLL_ALL_REDUCE, 1024, 2) - 5000.0) < 1e-9);
+    /* 4 ranks from the 8-rank sweep: x (2*3/4) / (2*7/8) */
+    assert_true(fabs(sp_predict_cost_sweeps(&s, SP_COLL_ALL_REDUCE, 1024, 4) -
+                     20000.0 * 1.5 / 1.75) < 1e-6);
+    assert_true(sp_predict_cost_free(NULL, SP_COLL_ALL_REDUCE, 1 << 30, 1024) == 0.0);
+
+    /* a program of a TP all-reduce inside the sizes (tp 2: the 2-rank sweep), a DP all-reduce
+     * of 4 MiB (dp 4: scaled from 8, and beyond the largest size), a message, a compute */
+    memset(tasks, 0, sizeof(tasks));
+    tasks[0] = (sp_task_t){.kind = SP_TASK_COLL, .lane = SP_LANE_TP, .coll = SP_COLL_ALL_REDUCE,
+                           .bytes = 4096};
+    tasks[1] = (sp_task_t){.kind = SP_TASK_COLL, .lane = SP_LANE_DP, .coll = SP_COLL_ALL_REDUCE,
+                           .bytes = 4194304};
+    tasks[2] = (sp_task_t){.kind = SP_TASK_SEND, .lane = SP_LANE_PP_FWD0, .coll = -1,
+                           .bytes = 1024};
+    tasks[3] = (sp_task_t){.kind = SP_TASK_COMPUTE, .lane = SP_LANE_COMPUTE, .coll = -1,
+                           .dur_ns = 1000};
+    memset(&prog, 0, sizeof(prog));
+    prog.tasks = tasks;
+    prog.n = 4;
+    sp_predict_coverage(&prog, 1, 2, 4, &s, &cv);
+    assert_int_equal(cv.calls, 3);
+    assert_int_equal(cv.beyond, 1);
+    assert_int_equal(cv.scaled, 1);
+    assert_int_equal(cv.scaled_from[0], 8);
+    assert_int_equal(cv.scaled_to[0], 4);
+    assert_int_equal(cv.scaled_from[1], 0);
+    assert_true(cv.min_bytes == 1024 && cv.max_bytes == 4194304);
+    assert_true(cv.beyond_ns > 0.0 && cv.beyond_ns == cv.scaled_ns && cv.time_ns > cv.beyond_ns);
+    sp_predict_sweeps_cleanup(&s);
+    assert_int_equal(s.n, 0);
+}
+
 static void test_alpha_beta_factors(void **state)
 {
     sp_predict_ab_t ab = {.alpha_us = 1.0, .beta_gbps = 10.0};
@@ -384,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_hand_tp),            cmocka_unit_test(test_hand_pipeline),
         cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
+        cmocka_unit_test(test_sweeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
