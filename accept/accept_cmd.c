@@ -181,6 +181,7 @@ static const sp_workload_t accept_workload = {
     .opts_size = sizeof(sp_accept_opts_t),
     .run_opts_offset = offsetof(sp_accept_opts_t, run),
     .auto_is_host = 0, /* auto: nccl where every rank sees a GPU (the GPU gates need it) */
+    .thread_multiple = 1, /* its gates may run the proxy on host streams */
     .parse = accept_parse,
     .check_world = NULL,
     .extras = NULL,

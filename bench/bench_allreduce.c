@@ -2,7 +2,10 @@
  * path) against a plain MPI_Allreduce loop, in the same job, on the same buffers, interleaved
  * sample by sample so both see the same machine. Prints the ratio of medians per size; 1.00
  * means no overhead.
- *   mpirun -np 4 bench_allreduce [maxbytes] [samples] */
+ * MPI is initialised at the thread level `scaleprobe coll` asks for (funneled), or at the one
+ * given ("multiple": what every workload asked for until the thread level became the
+ * workload's), so the same run can be repeated at both.
+ *   mpirun -np 4 bench_allreduce [maxbytes] [samples] [funneled|multiple] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +59,7 @@ int main(int argc, char **argv)
 {
     uint64_t maxbytes = argc > 1 ? strtoull(argv[1], NULL, 0) : 64ull << 20;
     int nsamples = argc > 2 ? atoi(argv[2]) : 50;
+    int multiple = argc > 3 && strcmp(argv[3], "multiple") == 0;
     sp_ctx_t ctx;
     sp_sweep_bufs_t bufs;
     MPI_Comm plain;
@@ -69,7 +73,8 @@ int main(int argc, char **argv)
     char err[256];
 
     memset(&ctx, 0, sizeof(ctx));
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED,
+                    &provided);
     MPI_Comm_dup(MPI_COMM_WORLD, &ctx.world);
     MPI_Comm_dup(MPI_COMM_WORLD, &plain);
     MPI_Comm_rank(ctx.world, &ctx.rank);
@@ -90,8 +95,11 @@ int main(int argc, char **argv)
     recv = bufs.recv;
     if (ctx.rank == 0) {
         printf("# bench_allreduce: %d ranks, float sum, out-of-place, %d samples per side, "
-               "alternating\n",
-               ctx.nranks, nsamples);
+               "alternating; MPI thread level %s\n",
+               ctx.nranks, nsamples,
+               provided == MPI_THREAD_MULTIPLE ? "multiple"
+               : provided == MPI_THREAD_FUNNELED ? "funneled"
+                                                 : "other");
         printf("# %10s %6s %12s %12s %8s\n", "size(B)", "batch", "plain(us)", "sp(us)",
                "sp/plain");
     }

@@ -285,6 +285,7 @@ static const sp_workload_t proxy_workload = {
     .event_ops = sp_coll_names,
     .nevent_ops = SP_COLL_COUNT,
     .run_opts_offset = offsetof(sp_proxy_opts_t, run),
+    .thread_multiple = 1, /* the host backend's lanes are threads that call MPI */
     .parse = proxy_parse,
     .check_world = proxy_check_world,
     .extras = proxy_extras,

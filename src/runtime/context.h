@@ -16,6 +16,7 @@ typedef struct sp_ctx {
     MPI_Comm world;          /* duplicate of MPI_COMM_WORLD for scaleprobe's control traffic */
     int rank;
     int nranks;
+    int mpi_thread;          /* the thread level MPI provided (MPI_THREAD_*) */
     sp_topo_t topo;
     sp_backend_t backend;
     sp_result_t *result;     /* rank 0 only; NULL elsewhere */

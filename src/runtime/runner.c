@@ -229,7 +229,14 @@ static sp_status_t write_launch(sp_ctx_t *ctx, sp_status_t status)
     if (all == NULL) {
         return SP_ERR_NOMEM;
     }
-    n = sp_launch_describe(environ, kv, MAX_KV - 2);
+    n = sp_launch_describe(environ, kv, MAX_KV - 3);
+    snprintf(kv[n].key, sizeof(kv[n].key), "mpi_thread_level");
+    snprintf(kv[n].value, sizeof(kv[n].value), "%s",
+             ctx->mpi_thread >= MPI_THREAD_MULTIPLE     ? "multiple"
+             : ctx->mpi_thread >= MPI_THREAD_SERIALIZED ? "serialized"
+             : ctx->mpi_thread >= MPI_THREAD_FUNNELED   ? "funneled"
+                                                        : "single");
+    n++;
     for (int r = 1; r < ctx->nranks && odd < 0; r++) {
         odd = strncmp(all, all + (size_t)r * PML_LEN, PML_LEN) != 0 ? r : -1;
     }
@@ -312,8 +319,12 @@ static sp_status_t start_mpi(run_t *r, int *argc, char ***argv)
 {
     char host[SP_HOST_LEN];
     int provided = 0;
+    int required = r->w->thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
 
-    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    /* only what the workload needs: MPI_THREAD_MULTIPLE makes Open MPI lock around every call
+     * (1.4-1.6x a small message's time, docs/METHODOLOGY.md) */
+    MPI_Init_thread(argc, argv, required, &provided);
+    r->ctx.mpi_thread = provided;
     sp_signals_install();
     MPI_Comm_dup(MPI_COMM_WORLD, &r->ctx.world);
     MPI_Comm_rank(r->ctx.world, &r->ctx.rank);
@@ -323,11 +334,13 @@ static sp_status_t start_mpi(run_t *r, int *argc, char ***argv)
     sp_log_set_identity(r->ctx.rank, host);
     join_argv(*argc, *argv, r->cmdline, sizeof(r->cmdline));
     r->ctx.command_line = r->cmdline;
-    if (provided < MPI_THREAD_MULTIPLE) {
-        /* the watchdog and the host streams call MPI from their own threads */
+    if (provided < required) {
         bad_input(&r->ctx, r->w->name,
-                  "the MPI library does not provide MPI_THREAD_MULTIPLE (scaleprobe's watchdog "
-                  "and streams call MPI from threads of their own)");
+                  required == MPI_THREAD_MULTIPLE
+                      ? "the MPI library does not provide MPI_THREAD_MULTIPLE (the workload's "
+                        "streams call MPI from threads of their own)"
+                      : "the MPI library does not provide MPI_THREAD_FUNNELED (scaleprobe's "
+                        "watchdog runs in a thread of its own)");
         return SP_ERR_UNSUPPORTED;
     }
     return SP_OK;

@@ -30,6 +30,9 @@ typedef struct {
     int nevent_ops;                   /* e.g. the collectives'; NULL, 0 without a timeline */
     int auto_is_host;                 /* --backend auto means host (a build without the
                                        * workload's GPU part) */
+    int thread_multiple;              /* 1: MPI_THREAD_MULTIPLE, threads of the workload call
+                                       * MPI (the proxy's host streams); 0: MPI_THREAD_FUNNELED
+                                       * (the watchdog calls MPI only to end the job) */
     /* parse argv[first..argc) into opts; SP_ERR_INVALID with a message in err */
     sp_status_t (*parse)(int argc, char **argv, int first, void *opts, int *help_p, char *err,
                          size_t errlen);

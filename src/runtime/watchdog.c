@@ -1,5 +1,6 @@
-/* The watchdog thread (see watchdog.h). Rank 0's thread asks the others for their state only
- * when its own wait has expired, so what it reports is current. */
+/* The watchdog thread (see watchdog.h). It never calls MPI but to end the job: the other ranks
+ * tell rank 0 their state over the watchdog's own channel (wdnet.h) once they have waited half
+ * the timeout, every second while they wait, so what rank 0 reports is current. */
 #include "watchdog.h"
 
 #include <pthread.h>
@@ -10,13 +11,16 @@
 #include <time.h>
 
 #include "timeutil.h"
+#include "wdnet.h"
 
 #define WHAT_LEN 160
 #define TICK_NS 100000000L          /* the thread looks every 100 ms */
-#define COLLECT_S 3.0               /* rank 0 waits this long for the others' states */
+#define COLLECT_S 3.0               /* rank 0 waits at least this long for the others' states */
+#define COLLECT_MAX_S 30.0          /* and at most this long */
 #define ORPHAN_S 10.0               /* a rank ends the job itself this long after expiring */
-#define TAG_STATE 1
-#define TAG_ASK 2
+#define TELL_EVERY_NS 1000000000L   /* a waiting rank tells rank 0 its state this often */
+#define FRESH_NS 2500000000ULL      /* a state older than this (rank 0's clock) is stale: the
+                                     * rank has moved on since, or stopped telling */
 
 /* What a rank tells rank 0 when its wait expires. */
 typedef struct {
@@ -29,7 +33,8 @@ typedef struct {
 } state_t;
 
 struct sp_watchdog {
-    MPI_Comm comm;
+    MPI_Comm comm; /* for MPI_Abort only */
+    sp_wdnet_t *net;
     int rank, nranks;
     double timeout_s;
     pthread_t thread;
@@ -58,55 +63,59 @@ static void snapshot(sp_watchdog_t *wd, state_t *s)
     pthread_mutex_unlock(&wd->lock);
 }
 
-/* Rank 0: ask every other rank's watchdog for its state and collect the answers for at most
- * COLLECT_S (got[r] = 0: no answer). */
-static void collect(sp_watchdog_t *wd, state_t *all, int *got)
+/* Rank 0: the states the others sent, the latest per rank, seen[r] when it came (rank 0's
+ * clock); got[r] = 1 for the states still fresh. */
+static void drain(sp_watchdog_t *wd, state_t *all, uint64_t *seen, int *got)
 {
-    MPI_Request *req = calloc((size_t)wd->nranks, sizeof(*req));
-    MPI_Request *ask = calloc((size_t)wd->nranks, sizeof(*ask));
-    uint64_t deadline = sp_time_ns() + (uint64_t)(COLLECT_S * 1e9);
-    int pending = 0;
-    int token = 0;
+    state_t in;
+    uint64_t now = sp_time_ns();
 
-    for (int r = 1; r < wd->nranks && req != NULL && ask != NULL; r++) {
-        MPI_Irecv(&all[r], (int)sizeof(state_t), MPI_BYTE, r, TAG_STATE, wd->comm, &req[r]);
-        MPI_Isend(&token, 1, MPI_INT, r, TAG_ASK, wd->comm, &ask[r]);
-        pending++;
-    }
-    while (pending > 0 && sp_time_ns() < deadline) {
-        for (int r = 1; r < wd->nranks; r++) {
-            int done = 0;
-            if (!got[r]) {
-                MPI_Test(&req[r], &done, MPI_STATUS_IGNORE);
-                if (done) {
-                    got[r] = 1;
-                    pending--;
-                }
-            }
+    while (sp_wdnet_recv(wd->net, &in, sizeof(in))) {
+        if (in.rank > 0 && in.rank < wd->nranks) {
+            in.what[WHAT_LEN - 1] = '\0';
+            all[in.rank] = in;
+            seen[in.rank] = now;
         }
-        if (pending > 0) {
+    }
+    for (int r = 1; r < wd->nranks; r++) {
+        got[r] = seen[r] != 0 && now - seen[r] < FRESH_NS;
+    }
+}
+
+/* Rank 0, expired: wait for every other rank's state for COLLECT_S, longer (up to a tenth of the
+ * timeout, at most COLLECT_MAX_S) while some are missing: a rank whose last beat came after
+ * rank 0's expires later. */
+static void collect(sp_watchdog_t *wd, state_t *all, uint64_t *seen, int *got,
+                    double timeout_s)
+{
+    double wait_s = timeout_s / 10.0 > COLLECT_S ? timeout_s / 10.0 : COLLECT_S;
+    uint64_t deadline =
+        sp_time_ns() + (uint64_t)((wait_s < COLLECT_MAX_S ? wait_s : COLLECT_MAX_S) * 1e9);
+
+    while (sp_wdnet_ready(wd->net)) {
+        int missing = 0;
+        drain(wd, all, seen, got);
+        for (int r = 1; r < wd->nranks; r++) {
+            missing += !got[r];
+        }
+        if (missing == 0 || sp_time_ns() >= deadline) {
+            break;
+        }
+        {
             struct timespec ts = {0, 10000000L};
             nanosleep(&ts, NULL);
         }
     }
-    /* unfinished requests are abandoned: the job ends next */
-    free(ask);
-    free(req);
 }
 
-/* Other ranks: answer rank 0's question, if it asked. */
-static void answer(sp_watchdog_t *wd)
+/* Other ranks: tell rank 0 the state, at most every TELL_EVERY_NS. */
+static void tell(sp_watchdog_t *wd, const state_t *mine, uint64_t *told_ns)
 {
-    int asked = 0;
-    MPI_Status status;
+    uint64_t now = sp_time_ns();
 
-    MPI_Iprobe(0, TAG_ASK, wd->comm, &asked, &status);
-    if (asked) {
-        int token;
-        state_t mine;
-        MPI_Recv(&token, 1, MPI_INT, 0, TAG_ASK, wd->comm, MPI_STATUS_IGNORE);
-        snapshot(wd, &mine);
-        MPI_Send(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_STATE, wd->comm);
+    if (now - *told_ns >= (uint64_t)TELL_EVERY_NS) {
+        sp_wdnet_send(wd->net, mine, sizeof(*mine));
+        *told_ns = now;
     }
 }
 
@@ -146,6 +155,10 @@ static void *watch(void *arg)
 {
     sp_watchdog_t *wd = arg;
     state_t mine;
+    uint64_t told_ns = 0;
+    state_t *all = calloc((size_t)wd->nranks, sizeof(*all));
+    int *got = calloc((size_t)wd->nranks, sizeof(*got));
+    uint64_t *seen = calloc((size_t)wd->nranks, sizeof(*seen));
 
     for (;;) {
         int stop;
@@ -158,7 +171,9 @@ static void *watch(void *arg)
         }
         snapshot(wd, &mine);
         if (wd->rank != 0) {
-            answer(wd);
+            if (mine.waited_s > 0.5 * mine.timeout_s) {
+                tell(wd, &mine, &told_ns);
+            }
             if (mine.waited_s > mine.timeout_s + ORPHAN_S) {
                 fprintf(stderr,
                         "scaleprobe: watchdog: rank %d: no progress for %.1f s in %s, and rank 0 "
@@ -167,21 +182,24 @@ static void *watch(void *arg)
                 fflush(stderr);
                 MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
             }
-        } else if (mine.waited_s > mine.timeout_s) {
-            state_t *all = calloc((size_t)wd->nranks, sizeof(*all));
-            int *got = calloc((size_t)wd->nranks, sizeof(*got));
-            if (all != NULL && got != NULL) {
-                all[0] = mine;
+        } else if (all != NULL && got != NULL && seen != NULL) {
+            drain(wd, all, seen, got);
+            if (mine.waited_s > mine.timeout_s) {
+                collect(wd, all, seen, got, mine.timeout_s);
+                snapshot(wd, &all[0]);
                 got[0] = 1;
-                collect(wd, all, got);
                 report(wd, all, got);
-            } else {
-                fprintf(stderr, "scaleprobe: watchdog: no progress for %.1f s in %s\n",
-                        mine.waited_s, mine.what);
+                MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
             }
+        } else if (mine.waited_s > mine.timeout_s) {
+            fprintf(stderr, "scaleprobe: watchdog: no progress for %.1f s in %s\n",
+                    mine.waited_s, mine.what);
             MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
         }
     }
+    free(seen);
+    free(got);
+    free(all);
     return NULL;
 }
 
@@ -203,12 +221,18 @@ sp_status_t sp_watchdog_start(MPI_Comm comm, double timeout_s, sp_watchdog_t **w
     }
     MPI_Comm_rank(wd->comm, &wd->rank);
     MPI_Comm_size(wd->comm, &wd->nranks);
+    if (sp_wdnet_open(wd->comm, &wd->net) != SP_OK) {
+        MPI_Comm_free(&wd->comm);
+        free(wd);
+        return SP_ERR_NOMEM;
+    }
     wd->timeout_s = timeout_s;
     wd->last_ns = sp_time_ns();
     snprintf(wd->what, sizeof(wd->what), "start-up");
     pthread_mutex_init(&wd->lock, NULL);
     if (pthread_create(&wd->thread, NULL, watch, wd) != 0) {
         pthread_mutex_destroy(&wd->lock);
+        sp_wdnet_close(wd->net);
         MPI_Comm_free(&wd->comm);
         free(wd);
         return SP_ERR_NOMEM;
@@ -263,6 +287,7 @@ void sp_watchdog_stop(sp_watchdog_t *wd)
     pthread_mutex_unlock(&wd->lock);
     pthread_join(wd->thread, NULL);
     pthread_mutex_destroy(&wd->lock);
+    sp_wdnet_close(wd->net);
     MPI_Comm_free(&wd->comm);
     free(wd);
 }
