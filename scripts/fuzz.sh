@@ -17,13 +17,15 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 CC=clang cmake -S "$root" -B "$build" -DSCALEPROBE_CUDA=OFF -DSCALEPROBE_FUZZ=ON \
   -DSCALEPROBE_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
-nice cmake --build "$build" -j2 --target scaleprobe fuzz_options fuzz_reader >/dev/null || exit 1
+nice cmake --build "$build" -j2 --target scaleprobe fuzz_options fuzz_reader fuzz_spec \
+  >/dev/null || exit 1
 
 work="$build/fuzz"
 rm -rf "$work"
-mkdir -p "$work/options" "$work/reader"
-cp "$root"/tests/fuzz/corpus/options/* "$work/options/" 2>/dev/null
-cp "$root"/tests/fuzz/corpus/reader/* "$work/reader/" 2>/dev/null
+for h in options reader spec; do
+  mkdir -p "$work/$h"
+  cp "$root"/tests/fuzz/corpus/$h/* "$work/$h/" 2>/dev/null
+done
 # real files as reader seeds (the sanitized binary makes them)
 sp="$build/scaleprobe"
 model=(--layers 2 --hidden 256 --heads 4 --ffn 512 --seq 64 --vocab 1000 --microbatches 2)
@@ -33,7 +35,7 @@ timeout 120 mpirun -np 2 "$sp" node -n 2 --gemm-n 32 -O "$work/reader/node.h5" <
 
 status=0
 total=0
-for h in options reader; do
+for h in options reader spec; do
   (cd "$work" && nice "$build/tests/fuzz/fuzz_$h" "$work/$h" -max_total_time="$secs" \
     -timeout=20 -rss_limit_mb=4096 -max_len=65536 -close_fd_mask=3 -print_final_stats=1 \
     -artifact_prefix="$work/crash-$h-" >"$work/$h.log" 2>&1)
