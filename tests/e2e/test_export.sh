@@ -10,7 +10,7 @@ sp_mpirun 4 coll -c all_reduce,all_gather -b 64 -e 4K -f 8 -n 5 -O "$f" >"$TMP/o
 [ $? -eq 0 ] && ok "4-rank sweep" || { not_ok "4-rank sweep failed"; cat "$TMP/out"; finish; }
 
 # rows of a 1-D dataset, as h5dump -H shows them
-rows() { h5dump -H -d "$2" "$1" | sed -nE 's/.*DATASPACE +SIMPLE \{ \( ([0-9]+) \).*/\1/p'; }
+rows() { h5dump -A 0 -H -d "$2" "$1" | sed -nE 's/.*DATASPACE +SIMPLE \{ \( ([0-9]+) \).*/\1/p'; }
 nev=$(rows "$f" /timeline/events)
 nres=$(rows "$f" /coll/results)
 [ -n "$nev" ] && [ "$nev" -gt 0 ] && ok "/timeline/events has $nev rows" || not_ok "no /timeline/events rows: '$nev'"

@@ -135,7 +135,7 @@ EOF
 # one sweep file: its run info, one table row per stored point with the numbers report prints
 "$plot" html "$TMP/A.h5" -o "$TMP/a.html" 2>"$TMP/err"
 rc=$?
-rows=$(h5dump -H -d /coll/results "$TMP/A.h5" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+rows=$(h5dump -A 0 -H -d /coll/results "$TMP/A.h5" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 trs=$(grep -o '<tr class="[a-z]*"><td class="l">all_[a-z]*</td>' "$TMP/a.html" | wc -l)
 # the first all_reduce line of report: size, count, ..., out-of-place time, algbw, busbw; the
 # HTML's first row must hold the same numbers (to the precision report prints)
