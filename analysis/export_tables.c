@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define CHUNK_ROWS 4096
 
 int sp_export_has(const char *file, const char *path)

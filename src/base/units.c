@@ -18,12 +18,22 @@ const char *sp_units_of(const char *name)
         const char *tail;
         const char *units;
     } rules[] = {
-        {"_us", "us"},           {"_ms", "ms"},          {"_ns", "ns"},
-        {"_gbps", "GB/s"},       {"_mib", "MiB"},        {"bytes", "bytes"},
-        {"_gib", "GiB"},         {"tflops", "TFLOP/s"},  {"flops", "FLOP"},
-        {"flops_per_step", "FLOP"},      {"_frac", "fraction"},
-        {"ci_rel", "fraction"},  {"trend_rel", "fraction"}, {"overlap", "fraction"},
-        {"_p", "probability"},   {"_s", "s"},
+        {"_us", "us"},
+        {"_ms", "ms"},
+        {"_ns", "ns"},
+        {"_gbps", "GB/s"},
+        {"_mib", "MiB"},
+        {"bytes", "bytes"},
+        {"_gib", "GiB"},
+        {"tflops", "TFLOP/s"},
+        {"flops", "FLOP"},
+        {"flops_per_step", "FLOP"},
+        {"_frac", "fraction"},
+        {"ci_rel", "fraction"},
+        {"trend_rel", "fraction"},
+        {"overlap", "fraction"},
+        {"_p", "probability"},
+        {"_s", "s"},
     };
 
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
