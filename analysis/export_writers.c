@@ -319,8 +319,8 @@ sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_expor
     if (buf == NULL) {
         return SP_ERR_NOMEM;
     }
-    fputs("rank,lane,lane_name,kind,op,dtype,step,microbatch,chunk,layer,bucket,peer,nops,bytes,flops,seq,"
-          "start_ns,end_ns\n",
+    fputs("rank,lane,lane_name,kind,op,dtype,step,microbatch,chunk,layer,bucket,peer,nops,bytes,"
+          "flops,seq,start_ns,end_ns\n",
           out);
     for (int r = 0; r < src->nranks && status == SP_OK; r++) {
         size_t n = CHUNK_EVENTS;
@@ -332,7 +332,8 @@ sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_expor
             for (size_t i = 0; i < n && status == SP_OK; i++) {
                 const sp_event_rec_t *e = &buf[i];
                 fprintf(out, "%d,%d,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%llu,", (int)e->rank,
-                        (int)e->lane, sp_export_lane_name(src, e->lane), kind_name(e->kind), op_name(e->op), dtype_name(e->dtype),
+                        (int)e->lane, sp_export_lane_name(src, e->lane), kind_name(e->kind),
+                        op_name(e->op), dtype_name(e->dtype),
                         (int)e->step, (int)e->microbatch, (int)e->chunk, (int)e->layer,
                         (int)e->bucket, (int)e->peer, (int)e->nops, (unsigned long long)e->bytes);
                 sp__export_csv_double(out, e->flops);
@@ -403,10 +404,10 @@ sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
  * the late rank before the own-median one (the culprit before its victims). */
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
 {
-    fputs("op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,time_us,"
-          "mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,"
-          "wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,"
-          "n_eff,trend_p,trend_rel,elapsed_s\n",
+    fputs("op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,"
+          "time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,"
+          "busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,"
+          "slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s\n",
           out);
     for (size_t i = 0; i < src->rd->nrows; i++) {
         const sp_coll_row_t *r = &src->rd->rows[i];
