@@ -13,6 +13,7 @@
 
 #include "launcher.h"
 #include "options.h"
+#include "units.h"
 
 #define CMD "export"
 #define PATH_LEN 4096
@@ -27,6 +28,7 @@ typedef struct {
     const char *ranks;   /* NULL: every rank */
     int force;
     int help;
+    uint8_t csv_wanted[16]; /* which CSV files this file gets (plan_csvs) */
 } export_args_t;
 
 typedef struct {
@@ -49,8 +51,9 @@ static const sp_opt_def_t export_defs[NROWS] = {
                     "one process per rank, one thread per lane",
                     0, -1, NULL, 0},
     [ROW_CSV] = {"csv", 0, SP_OPT_STRING, OFF(csv_dir), NULL, "DIR",
-                 "DIR/events.csv, clock.csv, ranks.csv, coll_results.csv and links.csv (DIR is created when "
-                 "missing)",
+                 "DIR/events.csv, clock.csv, ranks.csv, columns.csv (every column's units) and the "
+                 "tables the file has: coll_results.csv, coll_rank_times.csv, links.csv, "
+                 "proxy_info.csv, proxy_ranks.csv, node_*.csv (DIR is created when missing)",
                  0, -1, NULL, 0},
     [ROW_RANKS] = {"ranks", 0, SP_OPT_STRING, OFF(ranks), NULL, "LIST",
                    "only these ranks, e.g. 0-3,8,12-15 (default: all)", 0, -1, NULL, 0},
@@ -195,10 +198,49 @@ static sp_status_t parse_rank_list(const char *list, int nranks, uint8_t *select
     return status;
 }
 
-/* The CSV files, in the order they are written. */
-static const char *const csv_names[] = {"events.csv", "clock.csv", "ranks.csv", "coll_results.csv",
-                                        "links.csv"};
-#define NCSV (sizeof(csv_names) / sizeof(csv_names[0]))
+/* The CSV files, in the order they are written: a file gets only those whose data it has. */
+enum {
+    CSV_EVENTS,
+    CSV_CLOCK,
+    CSV_RANKS,
+    CSV_COLL_RESULTS,
+    CSV_COLL_RANK_TIMES,
+    CSV_LINKS,
+    CSV_PROXY_INFO,
+    CSV_PROXY_RANKS,
+    CSV_NODE_RESULTS,
+    CSV_NODE_BURN,
+    CSV_NODE_OUTLIERS,
+    CSV_COLUMNS, /* last: the units of every column of the others */
+    NCSV
+};
+
+static const struct {
+    const char *name;
+    const char *needs; /* written only when the file has this object; NULL: always */
+    const char *table; /* written by the generic table writer; NULL: by its own */
+} csvs[NCSV] = {
+    [CSV_EVENTS] = {"events.csv", NULL, NULL},
+    [CSV_CLOCK] = {"clock.csv", NULL, NULL},
+    [CSV_RANKS] = {"ranks.csv", NULL, NULL},
+    [CSV_COLL_RESULTS] = {"coll_results.csv", "/coll/results", NULL},
+    [CSV_COLL_RANK_TIMES] = {"coll_rank_times.csv", "/coll/rank_times", NULL},
+    [CSV_LINKS] = {"links.csv", "/links/pairs", NULL},
+    [CSV_PROXY_INFO] = {"proxy_info.csv", "/proxy/info", "/proxy/info"},
+    [CSV_PROXY_RANKS] = {"proxy_ranks.csv", "/proxy/ranks", "/proxy/ranks"},
+    [CSV_NODE_RESULTS] = {"node_results.csv", "/node/results", "/node/results"},
+    [CSV_NODE_BURN] = {"node_burn.csv", "/node/burn", "/node/burn"},
+    [CSV_NODE_OUTLIERS] = {"node_outliers.csv", "/node/outliers", "/node/outliers"},
+    [CSV_COLUMNS] = {"columns.csv", NULL, NULL},
+};
+
+/* Which CSV files file gets (wanted[i] for csvs[i]). */
+static void plan_csvs(const char *file, uint8_t *wanted)
+{
+    for (size_t i = 0; i < NCSV; i++) {
+        wanted[i] = csvs[i].needs == NULL || sp_export_has(file, csvs[i].needs);
+    }
+}
 
 /* One output file: written to a temporary name next to it, renamed when everything is done. */
 typedef struct {
@@ -206,6 +248,8 @@ typedef struct {
     char tmp[PATH_LEN + 16];
     FILE *f;
 } out_file_t;
+
+_Static_assert(NCSV <= sizeof(((export_args_t *)0)->csv_wanted), "csv_wanted too small");
 
 /* Can path be written (it does not exist, or --force and it is a writable file)? */
 static sp_status_t check_output(const char *path, int force, char *msg, size_t len)
@@ -223,7 +267,8 @@ static sp_status_t check_output(const char *path, int force, char *msg, size_t l
     return status;
 }
 
-static sp_status_t check_csv_dir(const char *dir, int force, char *msg, size_t len)
+static sp_status_t check_csv_dir(const char *dir, const uint8_t *wanted, int force, char *msg,
+                                 size_t len)
 {
     struct stat st;
     char path[PATH_LEN];
@@ -238,7 +283,10 @@ static sp_status_t check_csv_dir(const char *dir, int force, char *msg, size_t l
     }
     for (size_t i = 0; i < NCSV; i++) {
         sp_status_t status;
-        snprintf(path, sizeof(path), "%s/%s", dir, csv_names[i]);
+        if (!wanted[i]) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, csvs[i].name);
         status = check_output(path, force, msg, len);
         if (status != SP_OK) {
             return status;
@@ -361,21 +409,52 @@ static void warn(const char *msg)
     }
 }
 
-/* Write one requested output file (the trace is number 0, the CSV files 1..NCSV). */
+/* columns.csv: file, column and units of every column of the CSV files written before it
+ * (outs[0..n), whose headers are read back from their temporary files). */
+static sp_status_t write_columns(const out_file_t *outs, size_t n, FILE *out)
+{
+    char line[8192];
+
+    fputs("file,column,units\n", out);
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(outs[i].path, '/');
+        FILE *f;
+        base = base != NULL ? base + 1 : outs[i].path;
+        if (strstr(base, ".csv") == NULL || (f = fopen(outs[i].tmp, "r")) == NULL) {
+            continue; /* the trace */
+        }
+        if (fgets(line, sizeof(line), f) != NULL) {
+            /* headers are plain names: no quotes, no commas inside */
+            for (char *col = strtok(line, ",\r\n"); col != NULL; col = strtok(NULL, ",\r\n")) {
+                fprintf(out, "%s,%s,%s\n", base, col, sp_units_of(col));
+            }
+        }
+        fclose(f);
+    }
+    return ferror(out) ? SP_ERR_IO : SP_OK;
+}
+
+/* Write one requested output file (the trace is number 0, csvs[i] number i + 1). */
 static sp_status_t write_output(size_t which, const sp_export_src_t *src, FILE *out,
                                 sp_export_stats_t *chrome_stats, sp_export_stats_t *csv_stats)
 {
-    switch (which) {
-    case 0:
+    if (which == 0) {
         return sp_export_chrome(src, out, chrome_stats);
-    case 1:
+    }
+    if (csvs[which - 1].table != NULL) {
+        return sp_export_table_csv(src->rd->path, csvs[which - 1].table, out);
+    }
+    switch (which - 1) {
+    case CSV_EVENTS:
         return sp_export_events_csv(src, out, csv_stats);
-    case 2:
+    case CSV_CLOCK:
         return sp_export_clock_csv(src, out);
-    case 3:
+    case CSV_RANKS:
         return sp_export_ranks_csv(src, out);
-    case 4:
+    case CSV_COLL_RESULTS:
         return sp_export_results_csv(src, out);
+    case CSV_COLL_RANK_TIMES:
+        return sp_export_rank_times_csv(src, out);
     default:
         return sp_export_links_csv(src, out);
     }
@@ -390,10 +469,22 @@ static void print_summary(const export_args_t *a, const sp_export_src_t *src,
         printf("# %s: %llu events\n", a->chrome, (unsigned long long)chrome_stats->events);
     }
     if (a->csv_dir != NULL) {
-        printf("# %s: events.csv (%llu events), clock.csv, ranks.csv, coll_results.csv (%zu "
-               "rows), links.csv (%zu rows)\n",
-               a->csv_dir, (unsigned long long)csv_stats->events, src->rd->nrows,
-               src->rd->links.npairs);
+        printf("# %s: events.csv (%llu events)", a->csv_dir,
+               (unsigned long long)csv_stats->events);
+        for (size_t i = CSV_EVENTS + 1; i < NCSV; i++) {
+            if (!a->csv_wanted[i]) {
+                continue;
+            }
+            printf(", %s", csvs[i].name);
+            if (i == CSV_COLL_RESULTS) {
+                printf(" (%zu rows)", src->rd->nrows);
+            } else if (i == CSV_LINKS) {
+                printf(" (%zu rows)", src->rd->links.npairs);
+            } else if (i == CSV_PROXY_RANKS) {
+                printf(" (%zu rows)", src->rd->nproxy);
+            }
+        }
+        printf("\n");
     }
     if (chrome_stats->negative + csv_stats->negative > 0) {
         /* both outputs hold the same events: either count is the number of such events */
@@ -438,10 +529,13 @@ static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
          which++) {
         char path[PATH_LEN];
         out_file_t *o = &outs[nouts];
+        if (which > 0 && !a->csv_wanted[which - 1]) {
+            continue;
+        }
         if (which == 0) {
             snprintf(path, sizeof(path), "%s", a->chrome);
         } else {
-            snprintf(path, sizeof(path), "%s/%s", a->csv_dir, csv_names[which - 1]);
+            snprintf(path, sizeof(path), "%s/%s", a->csv_dir, csvs[which - 1].name);
         }
         if (out_open(o, path) != SP_OK) {
             snprintf(msg, sizeof(msg), "cannot create %.1000s: %s", path, strerror(errno));
@@ -449,7 +543,9 @@ static int write_outputs(const export_args_t *a, const sp_export_src_t *src)
             goto discard;
         }
         nouts++;
-        status = write_output(which, src, o->f, &chrome_stats, &csv_stats);
+        status = which == 1 + CSV_COLUMNS
+                     ? write_columns(outs, nouts - 1, o->f)
+                     : write_output(which, src, o->f, &chrome_stats, &csv_stats);
         if (status != SP_OK) {
             /* a write error shows in the stream; anything else came from reading the file */
             if (ferror(o->f)) {
@@ -541,6 +637,7 @@ int sp_export_main(int argc, char **argv)
         sp_launcher_error(CMD, msg);
         goto close_tl;
     }
+    plan_csvs(a.file, a.csv_wanted);
     nranks = rank_universe(&rd, &tl);
     selected = malloc(nranks > 0 ? (size_t)nranks : 1);
     if (selected == NULL) {
@@ -554,7 +651,8 @@ int sp_export_main(int argc, char **argv)
         goto free_selected;
     }
     if ((a.chrome != NULL && check_output(a.chrome, a.force, msg, sizeof(msg)) != SP_OK) ||
-        (a.csv_dir != NULL && check_csv_dir(a.csv_dir, a.force, msg, sizeof(msg)) != SP_OK)) {
+        (a.csv_dir != NULL &&
+         check_csv_dir(a.csv_dir, a.csv_wanted, a.force, msg, sizeof(msg)) != SP_OK)) {
         sp_launcher_error(CMD, msg);
         goto free_selected;
     }

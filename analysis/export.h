@@ -47,6 +47,29 @@ sp_status_t sp_export_clock_csv(const sp_export_src_t *src, FILE *out);
 sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out);
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out);
 
+/* coll_rank_times.csv: /coll/rank_times in long format, one row per point x selected rank with
+ * the point's keys (op, dtype, redop, placement, root, bytes), the rank, its host and its own
+ * median time_us. Errors as sp_export_chrome. */
+sp_status_t sp_export_rank_times_csv(const sp_export_src_t *src, FILE *out);
+
+/* Any 1-D compound table of file (path table, e.g. "/proxy/ranks") as CSV: a header of its
+ * column names, then every row, integers and doubles as numbers ("nan", "inf"), fixed strings
+ * as text, HDF5 enum columns as the names their type stores. SP_ERR_IO when the file cannot be
+ * opened or writing failed, SP_ERR_FORMAT when table is not such a table, SP_ERR_NOMEM. */
+sp_status_t sp_export_table_csv(const char *file, const char *table, FILE *out);
+
+/* 1 when file has an object at path (each group on the way exists), else 0. */
+int sp_export_has(const char *file, const char *path);
+
+/* The name of a timeline lane: the proxy's lane names (compute, tp, pp_fwd0.., dp, dp_gather)
+ * in a proxy file, "sweep" for lane 0 of other files, "other" beyond. Static storage. */
+const char *sp_export_lane_name(const sp_export_src_t *src, int lane);
+
+/* CSV fields shared by the writers: a string quoted when it must be, a double with "nan" and
+ * "inf" spelled the same on every libc. */
+void sp__export_csv_str(FILE *out, const char *s);
+void sp__export_csv_double(FILE *out, double v);
+
 /* links.csv: every /links/pairs row (all passes) with its hosts, and `counts` 1 on the row of
  * each link that the matrix and the verdicts use (sp_links_best_rows); a header only in a file
  * without /links. */

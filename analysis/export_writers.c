@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "json.h"
 #include "links_report.h"
+#include "program.h"
 
 #define CHUNK_EVENTS 8192 /* events per read: one chunk of the writer's /timeline/events */
 #define NLANES 65536      /* lanes are int16 */
@@ -26,13 +27,42 @@ static const char *op_name(int op)
     return op >= 0 && op < SP_COLL_COUNT ? sp_coll_names[op] : "none";
 }
 
+static const char *redop_name(int redop)
+{
+    return redop >= 0 && redop < SP_REDOP_COUNT ? sp_redop_names[redop] : "none";
+}
+
 static const char *dtype_name(int dtype)
 {
     return dtype >= 0 && dtype < SP_DTYPE_COUNT ? sp_dtype_names[dtype] : "none";
 }
 
+/* The proxy's lanes by what runs on them (docs/SCHEMA.md, /timeline): the lane class
+ * (compute, tp, pp, dp) and, where a class has several lanes, which one. */
+static const char *const lane_names[SP_LANE_COUNT] = {
+    [SP_LANE_COMPUTE] = "compute",  [SP_LANE_TP] = "tp",
+    [SP_LANE_PP_FWD0] = "pp_fwd0",  [SP_LANE_PP_FWD1] = "pp_fwd1",
+    [SP_LANE_PP_FWD2] = "pp_fwd2",  [SP_LANE_PP_FWD3] = "pp_fwd3",
+    [SP_LANE_PP_BWD0] = "pp_bwd0",  [SP_LANE_PP_BWD1] = "pp_bwd1",
+    [SP_LANE_PP_BWD2] = "pp_bwd2",  [SP_LANE_PP_BWD3] = "pp_bwd3",
+    [SP_LANE_DP] = "dp",            [SP_LANE_DP_GATHER] = "dp_gather",
+};
+
+const char *sp_export_lane_name(const sp_export_src_t *src, int lane)
+{
+    if (!src->rd->has_proxy) {
+        return lane == 0 ? "sweep" : "other";
+    }
+    return lane >= 0 && lane < SP_LANE_COUNT ? lane_names[lane] : "other";
+}
+
+static const char *placement_name(int in_place)
+{
+    return in_place ? "in_place" : "out_of_place";
+}
+
 /* A CSV field: quoted (quotes doubled) only when it holds a separator, quote or line break. */
-static void csv_str(FILE *out, const char *s)
+void sp__export_csv_str(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -49,7 +79,7 @@ static void csv_str(FILE *out, const char *s)
 }
 
 /* Doubles in CSV: "nan" and "inf" spelled the same on every libc (no "-nan"). */
-static void csv_double(FILE *out, double v)
+void sp__export_csv_double(FILE *out, double v)
 {
     if (isnan(v)) {
         fputs("nan", out);
@@ -164,11 +194,15 @@ static void chrome_rank_meta(chrome_t *c, const sp_export_src_t *src, int rank)
     }
 }
 
-static void chrome_lane_meta(chrome_t *c, int rank, int lane)
+static void chrome_lane_meta(chrome_t *c, const sp_export_src_t *src, int rank, int lane)
 {
     chrome_begin(c);
     fprintf(c->out,
-            META_HEAD "\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"lane %d\"}}",
+            META_HEAD "\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s (lane %d)\"}}",
+            rank, lane, sp_export_lane_name(src, lane), lane);
+    chrome_begin(c);
+    fprintf(c->out,
+            META_HEAD "\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
             rank, lane, lane);
 }
 
@@ -221,7 +255,7 @@ static sp_status_t chrome_rank(chrome_t *c, const sp_export_src_t *src, int rank
     for (size_t i = 0; i < nlanes; i++) {
         unsigned bit = (unsigned)(lanes[i] + 32768);
         lane_seen[bit / 64] &= ~(1ull << (bit % 64));
-        chrome_lane_meta(c, rank, (int)lanes[i]);
+        chrome_lane_meta(c, src, rank, (int)lanes[i]);
     }
     return status;
 }
@@ -285,8 +319,8 @@ sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_expor
     if (buf == NULL) {
         return SP_ERR_NOMEM;
     }
-    fputs("rank,lane,kind,op,dtype,step,microbatch,chunk,layer,bucket,peer,nops,bytes,flops,seq,"
-          "start_ns,end_ns\n",
+    fputs("rank,lane,lane_name,kind,op,dtype,step,microbatch,chunk,layer,bucket,peer,nops,bytes,"
+          "flops,seq,start_ns,end_ns\n",
           out);
     for (int r = 0; r < src->nranks && status == SP_OK; r++) {
         size_t n = CHUNK_EVENTS;
@@ -297,11 +331,12 @@ sp_status_t sp_export_events_csv(const sp_export_src_t *src, FILE *out, sp_expor
             status = sp_tlread_rank(src->tl, r, buf, CHUNK_EVENTS, from, &n);
             for (size_t i = 0; i < n && status == SP_OK; i++) {
                 const sp_event_rec_t *e = &buf[i];
-                fprintf(out, "%d,%d,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%llu,", (int)e->rank,
-                        (int)e->lane, kind_name(e->kind), op_name(e->op), dtype_name(e->dtype),
+                fprintf(out, "%d,%d,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%llu,", (int)e->rank,
+                        (int)e->lane, sp_export_lane_name(src, e->lane), kind_name(e->kind),
+                        op_name(e->op), dtype_name(e->dtype),
                         (int)e->step, (int)e->microbatch, (int)e->chunk, (int)e->layer,
                         (int)e->bucket, (int)e->peer, (int)e->nops, (unsigned long long)e->bytes);
-                csv_double(out, e->flops);
+                sp__export_csv_double(out, e->flops);
                 fprintf(out, ",%llu,%lld,%lld\n", (unsigned long long)e->seq,
                         (long long)e->start_ns, (long long)e->end_ns);
                 stats.negative += e->end_ns < e->start_ns ? 1 : 0;
@@ -338,7 +373,7 @@ sp_status_t sp_export_clock_csv(const sp_export_src_t *src, FILE *out)
         }
         fprintf(out, "%d,%d,%d,%lld,%lld,", (int)c->rank, (int)c->node, (int)c->measured,
                 (long long)c->offset_ns, (long long)c->offset_end_ns);
-        csv_double(out, c->drift);
+        sp__export_csv_double(out, c->drift);
         fprintf(out, ",%lld,%lld,%lld,%lld\n", (long long)c->err_ns, (long long)c->rtt_ns,
                 (long long)c->sync_start_ns, (long long)c->sync_end_ns);
     }
@@ -355,11 +390,11 @@ sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
             continue;
         }
         fprintf(out, "%d,%d,%d,%d,", t->rank, t->node, t->local_rank, t->local_size);
-        csv_str(out, t->host);
+        sp__export_csv_str(out, t->host);
         fputc(',', out);
-        csv_str(out, t->device);
+        sp__export_csv_str(out, t->device);
         fputc(',', out);
-        csv_str(out, t->bus_id);
+        sp__export_csv_str(out, t->bus_id);
         fputc('\n', out);
     }
     return check_stream(out);
@@ -369,10 +404,10 @@ sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
  * the late rank before the own-median one (the culprit before its victims). */
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
 {
-    fputs("op,dtype,redop,in_place,root,bytes,count,samples,batch,converged,drift,time_us,"
-          "mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,"
-          "wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,"
-          "n_eff,trend_p,trend_rel,elapsed_s\n",
+    fputs("op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,"
+          "time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,"
+          "busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,"
+          "slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s\n",
           out);
     for (size_t i = 0; i < src->rd->nrows; i++) {
         const sp_coll_row_t *r = &src->rd->rows[i];
@@ -382,27 +417,55 @@ sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
         const double w[] = {r->slowest_margin, r->lag1, r->n_eff, r->trend_p, r->trend_rel,
                             r->elapsed_s};
 
-        fprintf(out, "%s,%s,%s,%d,%d,%llu,%llu,%u,%u,%d,%d", op_name(r->op), dtype_name(r->dtype),
-                r->redop >= 0 && r->redop < SP_REDOP_COUNT ? sp_redop_names[r->redop] : "none",
-                (int)r->in_place, (int)r->root, (unsigned long long)r->bytes,
+        fprintf(out, "%s,%s,%s,%d,%s,%d,%llu,%llu,%u,%u,%d,%d", op_name(r->op),
+                dtype_name(r->dtype), redop_name(r->redop), (int)r->in_place,
+                placement_name(r->in_place), (int)r->root, (unsigned long long)r->bytes,
                 (unsigned long long)r->count, (unsigned)r->samples, (unsigned)r->batch,
                 (int)r->converged, (int)r->drift);
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
             fputc(',', out);
-            csv_double(out, v[k]);
+            sp__export_csv_double(out, v[k]);
         }
         fprintf(out, ",%lld,%d,%d,", (long long)r->wrong, (int)r->wrong_ranks, (int)r->late_rank);
-        csv_double(out, r->late_margin_us);
+        sp__export_csv_double(out, r->late_margin_us);
         fputc(',', out);
-        csv_double(out, r->late_p);
+        sp__export_csv_double(out, r->late_p);
         fprintf(out, ",%d", (int)r->slowest_rank);
         for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
             fputc(',', out);
-            csv_double(out, w[k]);
+            sp__export_csv_double(out, w[k]);
         }
         fputc('\n', out);
     }
     return check_stream(out);
+}
+
+sp_status_t sp_export_rank_times_csv(const sp_export_src_t *src, FILE *out)
+{
+    const sp_reader_t *rd = src->rd;
+    sp_status_t status = SP_OK;
+
+    fputs("op,dtype,redop,placement,root,bytes,rank,host,time_us\n", out);
+    for (size_t i = 0; i < rd->nrows && status == SP_OK; i++) {
+        const sp_coll_row_t *r = &rd->rows[i];
+        double *times = NULL;
+        status = sp_reader_rank_times(rd, i, &times);
+        for (int k = 0; k < rd->world_size && status == SP_OK; k++) {
+            if (k >= src->nranks || !src->selected[k]) {
+                continue;
+            }
+            fprintf(out, "%s,%s,%s,%s,%d,%llu,%d,", op_name(r->op), dtype_name(r->dtype),
+                    redop_name(r->redop), placement_name(r->in_place), (int)r->root,
+                    (unsigned long long)r->bytes, k);
+            sp__export_csv_str(out, sp_reader_host(rd, k));
+            fputc(',', out);
+            sp__export_csv_double(out, times[k]);
+            fputc('\n', out);
+        }
+        free(times);
+        status = status == SP_OK ? check_stream(out) : status;
+    }
+    return status;
 }
 
 sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out)
@@ -431,7 +494,7 @@ sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out)
                 (unsigned)p->batch, (unsigned)p->samples, (int)p->converged);
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
             fputc(',', out);
-            csv_double(out, v[k]);
+            sp__export_csv_double(out, v[k]);
         }
         fprintf(out, ",%s,%d\n", ok ? sp_links_metric_units((sp_links_metric_t)p->metric) : "?",
                 counts);

@@ -22,8 +22,9 @@ if [ "${1:-test}" != run ]; then
     # network namespaces (ip, tc)
     munge slurmctld slurmd slurm-client iproute2
     # scripts/plot/scaleprobe-plot (h5py, matplotlib) and its test, which renders the HTML
-    # report in headless Chromium (a font, or the page's text does not render)
-    python3-h5py python3-matplotlib chromium fonts-dejavu-core
+    # report in headless Chromium (a font, or the page's text does not render); pandas: the
+    # export test reads every CSV as a user would
+    python3-h5py python3-matplotlib python3-pandas chromium fonts-dejavu-core
     # accept's tests check the JUnit XML with a JUnit reader (junitparser) and the schema (xmllint)
     python3-junitparser libxml2-utils
     # tests/bundle: the GPU bundle (scripts/gpu-bundle.sh, xz) run in a minimal Debian root

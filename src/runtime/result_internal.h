@@ -35,6 +35,10 @@ struct sp_result {
 /* Log the HDF5 error stack's innermost message for `what`, once, here; SP_ERR_IO. */
 sp_status_t sp__result_h5_fail(const char *what);
 
+/* The `description` of dataset ds (by its path), and `units`: a JSON object of every column's
+ * units for a compound type, one string for an array (result_labels.c). */
+sp_status_t sp__result_label(hid_t ds, hid_t type);
+
 /* Scalar attributes of obj (replaced when present). */
 sp_status_t sp__result_attr_str(hid_t obj, const char *name, const char *value);
 sp_status_t sp__result_attr_int(hid_t obj, const char *name, long long value);

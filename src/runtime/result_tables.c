@@ -82,6 +82,10 @@ hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t c
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
+    if (ds >= 0 && sp__result_label(ds, type) != SP_OK) {
+        H5Dclose(ds);
+        return H5I_INVALID_HID;
+    }
     return ds;
 }
 
@@ -274,6 +278,10 @@ sp_status_t sp_result_matrix_create(sp_result_t *res, const char *path, hid_t ty
     H5Sclose(space);
     if (ds < 0) {
         return sp__result_h5_fail(path);
+    }
+    if (sp__result_label(ds, type) != SP_OK) {
+        H5Dclose(ds);
+        return SP_ERR_IO;
     }
     H5Dclose(ds);
     return SP_OK;

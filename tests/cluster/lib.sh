@@ -223,7 +223,7 @@ h5_status() { h5dump -a /status "$1" 2>/dev/null | awk -F'"' '/\(0\)/ { print $2
 h5_nodes() { h5dump -a /topology/node_count "$1" 2>/dev/null | awk '/\(0\)/ { print $2 }'; }
 h5_hosts() {
   # each /topology/ranks row is {rank, node, local_rank, local_size, "host", "device", "bus_id"}
-  h5dump -d /topology/ranks "$1" 2>/dev/null |
+  h5dump -A 0 -d /topology/ranks "$1" 2>/dev/null |
     awk '/^ *\([0-9]+\): \{/ { row = 1; q = 0; next }
       row && /"/ && ++q == 1 { gsub(/[", ]/, ""); print }' |
     sort -u | tr '\n' ' ' | sed 's/ $//'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sbatch templates on a one-node Slurm (munged, slurmctld, slurmd of our own): sweep.sbatch
 # and proxy.sbatch run to COMPLETED, write results/<cmd>-<job id>.h5 with status complete and
-# 4 ranks on 1 node; sweep.sbatch also with SCALEPROBE_LAUNCHER=mpirun inside the allocation.
+# 4 ranks on 1 node; sweep.sbatch also with SCALEPROBE_LAUNCHER=mpirun inside the allocation;
+# ab.sbatch runs an A and a B sweep with their environments and compares them.
 source "$(dirname "$0")/lib.sh"
 source "$CL_DIR/hosts.sh"
 source "$CL_DIR/slurm.sh"
@@ -47,4 +48,22 @@ submit sweep.sbatch coll srun -b 1K -e 64K -f 8
 submit proxy.sbatch proxy srun --hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 4 \
   --vocab 1024 --tflops 2 --steps 2 --pp 2 --dp 2
 submit sweep.sbatch coll mpirun -b 1K -e 8K -f 8
+# ab.sbatch: one A and one B run (RUNS=1) in one job, each launched by sweep.sbatch with its own
+# environment, into results/ab-<job id>/, then compare of the two in the job's output
+t=$EPOCHREALTIME
+job=$(RUNS=1 A_ENV=NCCL_ALGO=Tree B_ENV=NCCL_ALGO=Ring SLURM_TEMPLATES=$templates sbatch_wait 120 \
+  --nodes=1 --ntasks-per-node=4 --chdir="$CL_RUN/work" --output="$CL_RUN/log/job-%j.out" \
+  "$templates/ab.sbatch" -b 1K -e 8K -f 8)
+read -r jid state <<<"$job"
+cl_log "ab.sbatch: job $jid $state in $(cl_since "$t")s"
+d=$CL_RUN/work/results/ab-$jid
+if [ "$state" = COMPLETED ] && [ "$(h5_status "$d/A-0.h5")" = complete ] &&
+  [ "$(h5_status "$d/B-0.h5")" = complete ] &&
+  grep -q 'environment NCCL_ALGO' "$CL_RUN/log/job-$jid.out"; then
+  ok "ab.sbatch: job $jid ran A then B (NCCL_ALGO Tree, Ring) into results/ab-$jid/, compare names the difference"
+else
+  not_ok "ab.sbatch: job $jid $state"
+  tail -n 15 "$CL_RUN/log/job-$jid.out" 2>/dev/null | sed 's/^/     | /'
+fi
 finish
+

@@ -26,7 +26,7 @@ ok "Slurm with one slurmd on each of h1 and h2"
 
 # host_of FILE RANK: the host /topology records for RANK
 host_of() {
-  h5dump -d /topology/ranks "$1" 2>/dev/null |
+  h5dump -A 0 -d /topology/ranks "$1" 2>/dev/null |
     awk -v r="$2" '/^ *\([0-9]+\): \{/ { row = $1; q = 0; next }
       row == "(" r "):" && /"/ && ++q == 1 { gsub(/[", ]/, ""); print }'
 }

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-rows() { h5dump -H -d /coll/results "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
+rows() { h5dump -A 0 -H -d /coll/results "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
 status_of() { h5dump -a /status "$1" 2>/dev/null | grep '(0)' | grep -o '"[a-z]*"' | tr -d '"'; }
 # pid of world rank $1 of a running scaleprobe job of this test (command $2, default coll):
 # other tests run the same binary at the same time, so a rank must also carry this test's tag
@@ -121,7 +121,7 @@ else
 fi
 # a clean SIGTERM close keeps the straggler evidence: /timeline with the events recorded
 # (issue 21); Open MPI's mpirun itself exits 1 (the ranks exit 143: case 2b)
-tl=$(h5dump -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+tl=$(h5dump -A 0 -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 if [ "${tl:-0}" -gt 0 ] && [ "$rc" -eq 1 ]; then
   ok "SIGTERM mid-sweep: /timeline written ($tl events); mpirun exits 1"
 else
@@ -161,7 +161,7 @@ job=$!
 wait_rows "$TMP/out" 3
 kill -TERM "$(pgrep_rank 1 proxy)"
 wait "$job"
-n=$(h5dump -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+n=$(h5dump -A 0 -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 if [ "$(status_of "$f")" = partial ] && [ "${n:-0}" -ge 2 ] && [ "${n:-0}" -lt 80 ] &&
   grep -q 'interrupted by SIGTERM' "$TMP/err" && grep -q 'Exit code: *143' "$TMP/err"; then
   ok "SIGTERM to rank 1 of the proxy: every rank stops, status partial, $n rows, exit 143"

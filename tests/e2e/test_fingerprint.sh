@@ -9,13 +9,13 @@ host=$(hostname)
 
 # a normal run: three alike ranks
 sp_mpirun 3 "${sweep[@]}" -O "$TMP/same.h5" >"$TMP/out" 2>&1 || { not_ok "3-rank sweep failed"; tail -5 "$TMP/out"; }
-h5dump -H -d /fingerprint/ranks "$TMP/same.h5" 2>/dev/null | grep -q 'SIMPLE { ( 3 )' &&
-  ok "/fingerprint/ranks has 3 rows" || not_ok "/fingerprint/ranks: $(h5dump -H -d /fingerprint/ranks "$TMP/same.h5" 2>&1 | grep DATASPACE)"
-h5dump -H -d /fingerprint/nodes "$TMP/same.h5" 2>/dev/null | grep -q 'SIMPLE { ( 1 )' &&
+h5dump -A 0 -H -d /fingerprint/ranks "$TMP/same.h5" 2>/dev/null | grep -q 'SIMPLE { ( 3 )' &&
+  ok "/fingerprint/ranks has 3 rows" || not_ok "/fingerprint/ranks: $(h5dump -A 0 -H -d /fingerprint/ranks "$TMP/same.h5" 2>&1 | grep DATASPACE)"
+h5dump -A 0 -H -d /fingerprint/nodes "$TMP/same.h5" 2>/dev/null | grep -q 'SIMPLE { ( 1 )' &&
   ok "/fingerprint/nodes has 1 row (one host)" || not_ok "/fingerprint/nodes rows"
 # member K (1-based, in the order of docs/SCHEMA.md) of every row of a compound dataset, one a line
 member() {
-  h5dump -d "$1" "$3" 2>/dev/null |
+  h5dump -A 0 -d "$1" "$3" 2>/dev/null |
     awk -v k="$2" 'BEGIN { n = -1 } /^ *\([0-9]+\): \{/ { n = 0; next } n >= 0 { n++; if (n == k) { sub(/^ */, ""); sub(/,$/, ""); print } }'
 }
 cpu=$(member /fingerprint/ranks 11 "$TMP/same.h5" | head -1)

@@ -18,7 +18,7 @@ table_slow() { awk '/^ +[0-9]/ { print ($(NF-2) == "-" ? -1 : $(NF-2)); print ($
 file_late() {
   /usr/bin/env python3 - "$1" <<'PY'
 import re, subprocess, sys
-out = subprocess.run(["h5dump", "-d", "/coll/results", sys.argv[1]], capture_output=True, text=True).stdout
+out = subprocess.run(["h5dump", "-A", "0", "-d", "/coll/results", sys.argv[1]], capture_output=True, text=True).stdout
 head, data = out.split("   DATA {", 1)
 names = re.findall(r'(?:H5T_\w+|\})\s+"(\w+)";', head)
 names = [n for n in names if n not in ("all_reduce",)]
@@ -70,7 +70,7 @@ for np in 4 8; do
   /usr/bin/env python3 - "$f" "$shifted" <<'PY' && ok "$np ranks: rank $shifted's 20 ms shift recovered within the stored bound" || not_ok "$np ranks: shift not recovered"
 import subprocess, sys
 f, r = sys.argv[1], int(sys.argv[2])
-out = subprocess.run(["h5dump", "-d", "/clock/ranks", f], capture_output=True, text=True).stdout
+out = subprocess.run(["h5dump", "-A", "0", "-d", "/clock/ranks", f], capture_output=True, text=True).stdout
 rows = out.split("(%d): {" % r)[1].split("}")[0].replace(",", " ").split()
 offset, err = int(rows[3]), int(rows[6])
 print("     | rank %d: offset %d ns, error bound %d ns" % (r, offset, err))
@@ -99,7 +99,7 @@ f="$TMP/mpiio.h5"
 SCALEPROBE_TEST_DELAY="1:500" sp_mpirun 4 coll -b 64 -e 4K -f 8 -n 5 -w 1 --timeline-io mpiio \
   -O "$f" >"$TMP/out" 2>&1
 rc=$?
-rows=$(h5dump -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+rows=$(h5dump -A 0 -H -d /timeline/events "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 # 3 sizes x 2 placements x 5 samples, one event per sample, on each of 4 ranks
 [ "$rc" -eq 0 ] && [ "$rows" = "120" ] && ok "--timeline-io mpiio: 120 events from 4 ranks" ||
   { not_ok "--timeline-io mpiio: rc=$rc, events=$rows"; tail -5 "$TMP/out"; }

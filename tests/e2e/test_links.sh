@@ -13,8 +13,8 @@ small=(--backend host --per rank --size 16K --max-samples 12 --max-time 0.2 --mi
 f="$TMP/l.h5"
 sp_mpirun 4 links "${small[@]}" -O "$f" --exclude "$TMP/ex" >"$TMP/out" 2>&1
 rc=$?
-pairs=$(h5dump -H -d /links/pairs "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
-dims=$(h5dump -H -d /links/bandwidth_gbps "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9, ]*' | tr -d ' ')
+pairs=$(h5dump -A 0 -H -d /links/pairs "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+dims=$(h5dump -A 0 -H -d /links/bandwidth_gbps "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9, ]*' | tr -d ' ')
 # at least the 18 first-pass rows (12 directions + 6 latency pairs); confirmations add rows
 if [ "$rc" -eq 0 ] && [ "${pairs:-0}" -ge 18 ] && [ "$dims" = "SIMPLE{(4,4" ] &&
   h5dump -a /status "$f" | grep -q complete; then
@@ -24,7 +24,7 @@ else
   tail -5 "$TMP/out"
 fi
 # every ordered pair once in the first pass, in 3 rounds
-first=$(h5dump -d /links/pairs "$f" 2>/dev/null | grep -c 'bandwidth,')
+first=$(h5dump -A 0 -d /links/pairs "$f" 2>/dev/null | grep -c 'bandwidth,')
 grep -q '^# matrix: 3 of 3 rounds of disjoint pairs' "$TMP/out" &&
   ok "3 rounds of disjoint pairs for 4 units ($first bandwidth rows)" ||
   not_ok "no '3 of 3 rounds' line"
@@ -67,7 +67,7 @@ rc=$?
 
 # 3. --rounds 1: one round of the three
 sp_mpirun 4 links "${small[@]}" --rounds 1 --confirm 0 -O "$TMP/r1.h5" >"$TMP/out3" 2>&1
-rows=$(h5dump -H -d /links/pairs "$TMP/r1.h5" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+rows=$(h5dump -A 0 -H -d /links/pairs "$TMP/r1.h5" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 grep -q '^# matrix: 1 of 3 rounds' "$TMP/out3" && [ "$rows" = "6" ] &&
   ok "--rounds 1: 1 of 3 rounds, 6 rows (2 pairs x 3 measurements)" ||
   not_ok "--rounds 1: rows=$rows"
@@ -76,7 +76,7 @@ grep -q '^# matrix: 1 of 3 rounds' "$TMP/out3" && [ "$rows" = "6" ] &&
 sp_mpirun 4 links "${small[@]}" --mode screen --screen-size 16K -O "$TMP/s.h5" >"$TMP/out4" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && grep -Eq '^# SCREEN: .* [0-9]+ round' "$TMP/out4" &&
-  h5dump -H -d /links/screen "$TMP/s.h5" >/dev/null 2>&1 &&
+  h5dump -A 0 -H -d /links/screen "$TMP/s.h5" >/dev/null 2>&1 &&
   ok "screen: exit 0, a verdict with its rounds, /links/screen written" ||
   { not_ok "screen: rc=$rc"; tail -5 "$TMP/out4"; }
 

@@ -7,14 +7,14 @@
 source "$(dirname "$0")/lib.sh"
 
 # the members of compound dataset $2 in file order
-members() { h5dump -H -d "$2" "$1" | sed -nE 's/^      (\} |H5T_[A-Z0-9_]+ )"([a-z0-9_]+)";$/\2/p'; }
+members() { h5dump -A 0 -H -d "$2" "$1" | sed -nE 's/^      (\} |H5T_[A-Z0-9_]+ )"([a-z0-9_]+)";$/\2/p'; }
 
 # table FILE DATASET NAME...: one line per row of a compound dataset with the named columns
 table() {
   local f=$1 d=$2 idx="" name
   shift 2
   for name in "$@"; do idx="$idx $(members "$f" "$d" | grep -nx "$name" | cut -d: -f1)"; done
-  h5dump -y -w 0 -m '%.17g' -d "$d" "$f" | awk -v idx="$idx" '
+  h5dump -A 0 -y -w 0 -m '%.17g' -d "$d" "$f" | awk -v idx="$idx" '
     BEGIN { n = split(idx, want, " ") }
     /^   DATA \{/ { data = 1; next }
     data && /^      \{/ { k = 0; next }
@@ -24,7 +24,7 @@ table() {
 cols() { local f=$1; shift; table "$f" /coll/results "$@"; }
 
 # values FILE DATASET: the numbers of a numeric dataset, one per line, in row-major order
-values() { h5dump -y -w 0 -m '%.17g' -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -oE '[-0-9.eE+na]+' ; }
+values() { h5dump -A 0 -y -w 0 -m '%.17g' -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -oE '[-0-9.eE+na]+' ; }
 
 # over_ranks FILE NRANKS: per row of /coll/rank_times "rank0 mean min max"
 over_ranks() {
@@ -86,7 +86,7 @@ rc=$?
 lines=$(grep -cE '^ +[0-9]+ +[0-9]+ +float ' "$TMP/out")
 grep -q '^# method osu: 50 barrier-separated operations per point' "$TMP/out" && [ "$lines" = 6 ] &&
   ok "the table: a method line and 6 lines" || not_ok "osu table: $lines lines"
-nsamples=$(h5dump -H -d /coll/samples "$f" | sed -nE 's/.*SIMPLE \{ \( ([0-9]+) \).*/\1/p')
+nsamples=$(h5dump -A 0 -H -d /coll/samples "$f" | sed -nE 's/.*SIMPLE \{ \( ([0-9]+) \).*/\1/p')
 [ "$nsamples" = 600 ] && ok "/coll/samples: 50 per row, 12 rows" || not_ok "osu samples: $nsamples"
 # every row: 50 samples of batch 1, time = mean over ranks of the ranks' means (rank_times), and
 # the -f line of the row: avg, min and max over ranks as printed (%.2f)

@@ -13,7 +13,7 @@ f="$TMP/n.h5"
 # shellcheck disable=SC2086
 sp_mpirun 4 node $small -O "$f" >"$TMP/out" 2>&1
 rc=$?
-rows=$(h5dump -H -d /node/results "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+rows=$(h5dump -A 0 -H -d /node/results "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 if [ "$rc" -eq 0 ] && [ "$rows" = "16" ] && h5dump -a /status "$f" | grep -q complete; then
   ok "node: exit 0, complete file, 16 rows in /node/results (4 ranks x 4 kinds)"
 else
@@ -51,7 +51,7 @@ else
   not_ok "slow rank 2: rc=$rc, other outliers $others"
   grep OUTLIER "$TMP/report" "$TMP/out"
 fi
-n_out=$(h5dump -H -d /node/outliers "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+n_out=$(h5dump -A 0 -H -d /node/outliers "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 [ "$n_out" = "2" ] && ok "/node/outliers holds the 2 outlier rows" || not_ok "/node/outliers rows: $n_out"
 
 # 2b. compare reads node files: three runs of one rank, then three of the same rank three times
@@ -78,7 +78,7 @@ SCALEPROBE_TEST_CORRUPT=1 sp_mpirun 4 node --backend host --gemm-n 96 --no-basel
   -O "$f" >"$TMP/out" 2>&1
 rc=$?
 "$SCALEPROBE" report "$f" >"$TMP/report" 2>&1
-burn_rows=$(h5dump -H -d /node/burn "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+burn_rows=$(h5dump -A 0 -H -d /node/burn "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 wrong_lines=$(grep -c '^# WRONG RESULT: rank' "$TMP/out")
 if [ "$rc" -eq 1 ] && [ "$burn_rows" = "12" ] && h5dump -a /status "$f" | grep -q complete &&
   grep -Eq '^# WRONG RESULT: rank 1 \([^)]+\) at t=[0-9.]+ s \(interval 0\)' "$TMP/out" &&

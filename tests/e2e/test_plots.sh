@@ -91,7 +91,8 @@ sp_mpirun 2 "${sweep[@]}" -O "$TMP/A.h5" >/dev/null 2>&1 &&
     --pp 2 --dp 2 --steps 3 -O "$TMP/P.h5" >/dev/null 2>&1 || { not_ok "the three runs"; finish; }
 
 pngs=()
-for c in "busbw A.h5" "busbw A.h5 B.h5" "timeline P.h5" "timeline A.h5 --steps 2" "bubble P.h5"; do
+for c in "busbw A.h5" "busbw A.h5 B.h5" "timeline P.h5" "timeline A.h5 --steps 2" "bubble P.h5" \
+  "latency A.h5" "ranks A.h5" "ratio A.h5 B.h5" "ratio A.h5 B.h5 --vs B.h5 A.h5"; do
   out="$TMP/$(echo "$c" | tr -c 'a-zA-Z0-9\n' _).png"
   # shellcheck disable=SC2086
   (cd "$TMP" && "$plot" $c -o "$out") 2>"$TMP/err" || { not_ok "$c: rc=$?"; cat "$TMP/err"; }
@@ -99,10 +100,42 @@ for c in "busbw A.h5" "busbw A.h5 B.h5" "timeline P.h5" "timeline A.h5 --steps 2
 done
 report_pngs "$(check_pngs "${pngs[@]}")"
 
+# what each picture's axes are: the PNG's Description (one "title: x SCALE, y SCALE" per axes)
+describe() {
+  "$py" - "$1" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+pos = 8
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind in (b"tEXt", b"zTXt", b"iTXt") and body.startswith(b"Description\0"):
+        text = body[len(b"Description\0"):]
+        if kind == b"zTXt":
+            text = zlib.decompress(text[1:])
+        elif kind == b"iTXt":
+            text = text[4:].split(b"\0", 1)[1]
+        print(text.decode())
+    pos += 12 + n
+EOF
+}
+while IFS='|' read -r name want; do
+  got=$(describe "$TMP/$name.png")
+  [[ "$got" == *"$want"* ]] && ok "$name.png: $want" || not_ok "$name.png: '$got' lacks '$want'"
+done <<'EOF'
+busbw_A_h5|bandwidth against size (band: at the 95% CI of the median time; solid out-of-place, dashed in-place): x log, y log
+latency_A_h5|latency against size (band: 95% CI of the median; solid out-of-place, dashed in-place): x log, y log
+ratio_A_h5_B_h5|B/A per point: A (1 run(s)) vs B (1 run(s)): x log, y log
+ratio_A_h5_B_h5___vs_B_h5_A_h5|B/A per point: A (2 run(s)) vs B (2 run(s)): x log, y log
+ranks_A_h5|per-rank time of A (/coll/rank_times; ip: in-place): x linear, y linear
+timeline_P_h5|timeline of P: first 2 measured step(s)
+bubble_P_h5|bubble fraction of P (mean over each stage's ranks)
+EOF
+
 # one sweep file: its run info, one table row per stored point with the numbers report prints
 "$plot" html "$TMP/A.h5" -o "$TMP/a.html" 2>"$TMP/err"
 rc=$?
-rows=$(h5dump -H -d /coll/results "$TMP/A.h5" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+rows=$(h5dump -A 0 -H -d /coll/results "$TMP/A.h5" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 trs=$(grep -o '<tr class="[a-z]*"><td class="l">all_[a-z]*</td>' "$TMP/a.html" | wc -l)
 # the first all_reduce line of report: size, count, ..., out-of-place time, algbw, busbw; the
 # HTML's first row must hold the same numbers (to the precision report prints)
@@ -163,6 +196,30 @@ else
   cat "$TMP/err"
 fi
 
+# the sweep's page leads with report's summary, then shows bandwidth, latency and the per-rank map
+first=$(grep -o '<h2>[^<]*</h2>' "$TMP/a.html" | head -1)
+peak=$("$SCALEPROBE" report "$TMP/A.h5" | grep -m1 '^#   all_reduce ' | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')
+if msg=$(check_html "$TMP/a.html" 3 2>&1) && [ "$first" = "<h2>Summary (scaleprobe report)</h2>" ] &&
+  grep -qF "$peak" "$TMP/a.html" && grep -q 'alt="per-rank time heat map"' "$TMP/a.html" &&
+  grep -q 'alt="time per operation against size"' "$TMP/a.html"; then
+  ok "html of a sweep leads with report's summary ($msg: bandwidth, latency, per-rank map)"
+else
+  not_ok "html of a sweep: first section '$first', summary line '$peak': $msg"
+fi
+
+# repeated runs per side (A, B --vs B, A): compare's summary first, the B/A picture with CIs
+"$plot" html "$TMP/A.h5" "$TMP/B.h5" --vs "$TMP/B.h5" "$TMP/A.h5" -o "$TMP/r.html" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/r.html" 2 2>&1) &&
+  [ "$(grep -o '<h2>[^<]*</h2>' "$TMP/r.html" | head -1)" = "<h2>Summary</h2>" ] &&
+  grep -q '2 run(s) of A, 2 of B; 16 points compared' "$TMP/r.html" &&
+  grep -q 'alt="B/A ratio with 95% CI per point"' "$TMP/r.html"; then
+  ok "html of 2 runs --vs 2 runs: summary first, B/A per point with CI ($msg)"
+else
+  not_ok "html --vs: rc=$rc: $msg"
+  cat "$TMP/err"
+fi
+
 # text from the file is escaped: a label with markup in a copy's name
 cp "$TMP/A.h5" "$TMP/x<b>y.h5"
 "$plot" html "$TMP/x<b>y.h5" -o "$TMP/x.html" 2>"$TMP/err" && grep -q 'x&lt;b&gt;y' "$TMP/x.html" &&
@@ -173,7 +230,7 @@ if [ -z "$chromium_bin" ]; then
   not_ok "chromium is not installed (scripts/install-deps.sh installs it): the reports cannot be rendered"
 else
   shots=()
-  for h in a p c; do
+  for h in a p c r; do
     screenshot "$TMP/$h.html" "$TMP/shot-$h.png" || { not_ok "chromium $h.html: rc=$?"; tail -5 "$TMP/chrome.log"; }
     shots+=("chromium renders $h.html=$TMP/shot-$h.png")
   done

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 small="--hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 --tflops 0.05"
 
-rows_of() { h5dump -H -d /proxy/ranks "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
+rows_of() { h5dump -A 0 -H -d /proxy/ranks "$1" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$'; }
 attr_of() { h5dump -a "$2" "$1" 2>/dev/null | awk '/\(0\)/{ print $2; exit }'; }
 
 # shellcheck disable=SC2086
@@ -19,7 +19,7 @@ attr_of() { h5dump -a "$2" "$1" 2>/dev/null | awk '/\(0\)/{ print $2; exit }'; }
 rc=$?
 rows=$(rows_of "$TMP/ab.h5")
 pred=$(attr_of "$TMP/ab.h5" /proxy/predicted)
-tl=$(h5dump -H -d /timeline/ranks "$TMP/ab.h5" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+tl=$(h5dump -A 0 -H -d /timeline/ranks "$TMP/ab.h5" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
 if [ "$rc" -eq 0 ] && [ "$rows" = 8 ] && [ "$pred" = 1 ] && [ "$tl" = 2 ] &&
   grep -q '^# predictor: .* s in all .* peak RSS .* MiB' "$TMP/ab.out" &&
   [ "$(attr_of "$TMP/ab.h5" /status)" = '"complete"' ]; then

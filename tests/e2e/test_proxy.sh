@@ -16,10 +16,10 @@ for variant in "--schedule gpipe" "--schedule 1f1b" "--schedule interleaved --ch
   # shellcheck disable=SC2086
   sp_mpirun 8 proxy $small --tp 2 --pp 2 --dp 2 $variant -O "$f" >"$TMP/out" 2>&1
   rc=$?
-  rows=$(h5dump -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+  rows=$(h5dump -A 0 -H -d /proxy/ranks "$f" 2>/dev/null | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
   events=$(h5dump -a /timeline/events "$f" 2>/dev/null | awk '/\(0\)/{print $2}')
   # kinds on the timeline: compute (forward/backward) and, with tp 2 and dp 2, coll, send, recv
-  kinds=$(h5dump -d /timeline/events -M kind "$f" 2>/dev/null | grep -o 'SP_EV_[A-Z]*\|"[a-z]*"' | sort -u | tr '\n' ' ')
+  kinds=$(h5dump -A 0 -d /timeline/events -M kind "$f" 2>/dev/null | grep -o 'SP_EV_[A-Z]*\|"[a-z]*"' | sort -u | tr '\n' ' ')
   if [ "$rc" -eq 0 ] && [ "$rows" = "16" ] && [ "${events:-0}" -gt 0 ] &&
     h5dump -a /status "$f" | grep -q complete && ! grep -q 'did not fit' "$TMP/out"; then
     ok "proxy dp2 x pp2 x tp2 $variant: complete, 16 rows (2 steps x 8 ranks), $events tasks on the timeline"
@@ -31,7 +31,7 @@ done
 
 # the timeline holds every kind of task of a TP x PP x DP step
 f="$TMP/p2.h5"
-h5dump -d /timeline/events "$f" 2>/dev/null >"$TMP/events.txt"
+h5dump -A 0 -d /timeline/events "$f" 2>/dev/null >"$TMP/events.txt"
 missing=""
 for k in coll send recv forward backward; do
   grep -q "kind\"\? *[=:]\? *\"\?$k\"\?" "$TMP/events.txt" || grep -qi "$k" "$TMP/events.txt" || missing="$missing $k"
@@ -40,13 +40,13 @@ done
   not_ok "timeline kinds missing:$missing"
 
 # ZB-H1 records weight-gradient tasks
-grep -qi wgrad <(h5dump -d /timeline/events "$TMP/p4.h5" 2>/dev/null) && ok "zb-h1 records wgrad tasks" ||
+grep -qi wgrad <(h5dump -A 0 -d /timeline/events "$TMP/p4.h5" 2>/dev/null) && ok "zb-h1 records wgrad tasks" ||
   not_ok "no wgrad tasks in the zb-h1 timeline"
 
 # ZB-V: weight-gradient tasks, and the V on the timeline: rank 0 (stage 0, which holds the
 # first and the last virtual stage) receives chunk 1's activations from stage 1 on a forward
 # lane (2, 3 or 4), one per microbatch and measured step; stage 1 turns the V without a message
-h5dump -d /timeline/events "$TMP/p8.h5" 2>/dev/null >"$TMP/zbv.txt"
+h5dump -A 0 -d /timeline/events "$TMP/p8.h5" 2>/dev/null >"$TMP/zbv.txt"
 grep -qi wgrad "$TMP/zbv.txt" && ok "zb-v records wgrad tasks" ||
   not_ok "no wgrad tasks in the zb-v timeline"
 "$SCALEPROBE" export "$TMP/p8.h5" --chrome "$TMP/zbv.json" >/dev/null 2>&1

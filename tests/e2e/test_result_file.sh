@@ -26,11 +26,11 @@ else
 fi
 
 # samples: 5 per row with -n 5; rank_times: one column per rank
-h5dump -H -d /coll/samples "$f" | grep -q 'SIMPLE { ( 40 )' && ok "40 samples for 8 rows of -n 5" ||
-  not_ok "samples count: $(h5dump -H -d /coll/samples "$f" | grep DATASPACE)"
-h5dump -H -d /coll/rank_times "$f" | grep -q 'SIMPLE { ( 8, 2 )' && ok "rank_times is rows x ranks" ||
-  not_ok "rank_times shape: $(h5dump -H -d /coll/rank_times "$f" | grep DATASPACE)"
-h5dump -d /topology/ranks "$f" | grep -q "$(hostname)" && ok "/topology has the host name" || not_ok "no host name in /topology"
+h5dump -A 0 -H -d /coll/samples "$f" | grep -q 'SIMPLE { ( 40 )' && ok "40 samples for 8 rows of -n 5" ||
+  not_ok "samples count: $(h5dump -A 0 -H -d /coll/samples "$f" | grep DATASPACE)"
+h5dump -A 0 -H -d /coll/rank_times "$f" | grep -q 'SIMPLE { ( 8, 2 )' && ok "rank_times is rows x ranks" ||
+  not_ok "rank_times shape: $(h5dump -A 0 -H -d /coll/rank_times "$f" | grep DATASPACE)"
+h5dump -A 0 -d /topology/ranks "$f" | grep -q "$(hostname)" && ok "/topology has the host name" || not_ok "no host name in /topology"
 
 # environment: allow-listed names only, secret-looking values redacted, nothing secret in the file
 # (mpirun passes the launching environment to local ranks)

@@ -19,7 +19,7 @@ for np in 8 64; do
     not_ok "$np ranks: rc=$rc"
     tail -5 "$TMP/out"
   fi
-  rows=$(h5dump -H -d /timeline/ranks "$f" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
+  rows=$(h5dump -A 0 -H -d /timeline/ranks "$f" | grep -o 'SIMPLE { ( [0-9]*' | grep -o '[0-9]*$')
   [ "$rows" = "$np" ] && ok "$np ranks: /timeline/ranks has $np rows" || not_ok "/timeline/ranks rows: $rows"
 done
 
