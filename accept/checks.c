@@ -211,10 +211,14 @@ const sp_check_def_t sp_check_defs[] = {
      NULL},
     {"links_matrix",
      "perf",
-     "node-pair link matrix against a floor",
-     {MIN_P("GB/s")},
+     "node-pair link matrix (the links workload) against a floor",
+     {MIN_P("GB/s: a node whose median link is below fails, a link below warns its ends"),
+      {"min_ratio", SP_PARAM_NUM, 1,
+       "ratio to the cohort (0-1): a node the links verdict names below it fails, a link warns"},
+      {"size", SP_PARAM_STR, 0, "message size one way, e.g. \"4M\" (default 4M)"},
+      {"per", SP_PARAM_STR, 0, "unit of the matrix: node (default) or rank"}},
+     sp__check_links,
      NULL,
-     "the links workload (issue 16) is not part of this build",
      NULL},
 };
 const int sp_check_ndefs = (int)(sizeof(sp_check_defs) / sizeof(sp_check_defs[0]));
@@ -261,6 +265,19 @@ const char *sp_check_validate(const sp_spec_check_t *c)
         static const char *const types[] = {"float", "double", "half", "bfloat16"};
         if (!in_list(c->val[2].str, types, 4)) {
             return "'dtype' must be float, double, half or bfloat16";
+        }
+    }
+    if (strcmp(name, "links_matrix") == 0) {
+        uint64_t bytes = 0;
+        if (c->val[1].set && !(c->val[1].num > 0.0 && c->val[1].num < 1.0)) {
+            return "'min_ratio' must lie between 0 and 1 (a share of the cohort)";
+        }
+        if (c->val[2].set && (sp_parse_size(c->val[2].str, &bytes) != SP_OK || bytes == 0)) {
+            return "'size' must be a size such as \"4M\"";
+        }
+        if (c->val[3].set && strcmp(c->val[3].str, "node") != 0 &&
+            strcmp(c->val[3].str, "rank") != 0) {
+            return "'per' must be node or rank";
         }
     }
     if (strcmp(name, "allreduce_busbw_gbps") == 0 && c->val[2].set) {
