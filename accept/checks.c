@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "perf_proxy.h"
 
 const char *const sp_verdict_names[4] = {"PASS", "N/A", "WARN", "FAIL"};
 
@@ -204,10 +205,12 @@ const sp_check_def_t sp_check_defs[] = {
      NULL},
     {"proxy_step",
      "perf",
-     "proxy step time against --baseline",
-     {{"max_slowdown_pct", SP_PARAM_NUM, 1, "percent slower than the baseline that fails"}},
+     "proxy step time against the proxy runs of --baseline (compare's minimum-effect test)",
+     {{"max_slowdown_pct", SP_PARAM_NUM, 1, "percent slower than the baseline that fails"},
+      {"args", SP_PARAM_STR, 0, "the proxy's options, e.g. \"--model llama3-8b --layers 4\""},
+      {"runs", SP_PARAM_NUM, 0, "proxy runs per attempt, 2-16 (default 3)"}},
+     sp__check_proxy,
      NULL,
-     "the proxy gate is not implemented yet",
      NULL},
     {"links_matrix",
      "perf",
@@ -265,6 +268,12 @@ const char *sp_check_validate(const sp_spec_check_t *c)
         static const char *const types[] = {"float", "double", "half", "bfloat16"};
         if (!in_list(c->val[2].str, types, 4)) {
             return "'dtype' must be float, double, half or bfloat16";
+        }
+    }
+    if (strcmp(name, "proxy_step") == 0) {
+        const char *why = sp__accept_proxy_validate(c);
+        if (why != NULL) {
+            return why;
         }
     }
     if (strcmp(name, "links_matrix") == 0) {

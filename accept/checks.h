@@ -41,6 +41,9 @@ typedef struct {
     double links_worst_gbps; /* the node's slowest link */
     int links_node;       /* the links verdict named the node slow (bandwidth) */
     int links_slow_link;  /* the links verdict named a slow link with an end on the node */
+    double proxy_runs_ms[SP_SPEC_MAX_LIST]; /* proxy gate: each run's median step time, ms */
+    int nproxy_runs;
+    char proxy_workload[200]; /* what the proxy ran (sp__accept_proxy_workload) */
     int attempts;
     char triad_evidence[160];
     char gemm_evidence[160];
@@ -92,6 +95,7 @@ void sp__check_ib_counters(const sp_spec_check_t *c, const sp_check_input_t *in,
                            sp_check_result_t *r);
 void sp__check_xid(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
 void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
+void sp__check_proxy(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
 void sp__check_links(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
 
 /* Compare value with a limit: above a "max" or below a "min" breaks it (verdict from the

@@ -13,6 +13,7 @@
 #include "links_cmd.h"
 #include "links_gate.h"
 #include "method.h"
+#include "perf_proxy.h"
 #include "node_cmd.h"
 #include "node_result.h"
 #include "sweep.h"
@@ -72,7 +73,7 @@ int sp_accept_perf_wanted(const sp_spec_t *spec)
     gates_t g;
 
     gates_of(spec, &g);
-    return g.node || g.busbw || g.links;
+    return g.node || g.busbw || g.links || sp__accept_proxy_check(spec) != NULL;
 }
 
 static sp_node_kind_t gemm_kind(const char *dtype)
@@ -130,9 +131,7 @@ static sp_status_t read_node_file(const char *path, const gates_t *g, int attemp
     return status;
 }
 
-/* Rank 0: create OUTPUT.<kind>K.h5 beside the output for one attempt of a workload (its path
- * into path); *scratch_p stays NULL elsewhere. Not collective. */
-static sp_status_t scratch_create(sp_ctx_t *ctx, const sp_accept_opts_t *o, const char *kind,
+sp_status_t sp__accept_scratch_create(sp_ctx_t *ctx, const sp_accept_opts_t *o, const char *kind,
                                   const char *subcommand, int attempt, char *path, size_t len,
                                   sp_result_t **scratch_p)
 {
@@ -148,6 +147,10 @@ static sp_status_t scratch_create(sp_ctx_t *ctx, const sp_accept_opts_t *o, cons
     n = n > 3 && strcmp(out + n - 3, ".h5") == 0 ? n - 3 : n;
     snprintf(path, len, "%.*s.%s%d.h5", (int)n, out, kind, attempt);
     status = sp_result_create(path, o->run.force, &info, scratch_p);
+    if (status == SP_OK) {
+        /* the node map too, so the readers (report, compare) take the file */
+        status = sp_result_write_topology(*scratch_p, &ctx->topo);
+    }
     if (status != SP_OK) {
         fprintf(stderr, "scaleprobe accept: error: cannot create %s: %s\n", path,
                 sp_status_str(status));
@@ -173,7 +176,7 @@ static sp_status_t node_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const 
         status = sp_node_opts_parse(10, argv, 2, nopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
-        status = scratch_create(ctx, o, "perf", "node", attempt, path, sizeof(path), &scratch);
+        status = sp__accept_scratch_create(ctx, o, "perf", "node", attempt, path, sizeof(path), &scratch);
     }
     status = sp_ctx_agree(ctx, status);
     if (status == SP_OK) {
@@ -233,7 +236,7 @@ static sp_status_t links_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const
         status = sp_links_opts_parse(10, argv, 2, lopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
-        status = scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
+        status = sp__accept_scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
     }
     status = sp_ctx_agree(ctx, status);
     if (status == SP_OK) {
@@ -369,6 +372,9 @@ sp_status_t sp_accept_perf_run(sp_ctx_t *ctx, const sp_accept_opts_t *o,
         }
         if (status == SP_OK && g.links && links_possible(ctx, &g)) {
             status = links_attempt(ctx, o, &g, k, perf);
+        }
+        if (status == SP_OK && sp__accept_proxy_check(&o->spec) != NULL) {
+            status = sp__accept_proxy_attempt(ctx, o, k, perf);
         }
         if (ctx->rank == 0) {
             again = any_perf_fail(&o->spec, nodes, ctx->topo.nnodes, perf);
