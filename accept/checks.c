@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "perf_proxy.h"
+#include "proxy_args.h"
 
 const char *const sp_verdict_names[4] = {"PASS", "N/A", "WARN", "FAIL"};
 
@@ -271,7 +271,7 @@ const char *sp_check_validate(const sp_spec_check_t *c)
         }
     }
     if (strcmp(name, "proxy_step") == 0) {
-        const char *why = sp__accept_proxy_validate(c);
+        const char *why = sp_accept_proxy_validate(c);
         if (why != NULL) {
             return why;
         }

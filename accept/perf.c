@@ -14,6 +14,7 @@
 #include "links_gate.h"
 #include "method.h"
 #include "perf_proxy.h"
+#include "scratch.h"
 #include "node_cmd.h"
 #include "node_result.h"
 #include "sweep.h"
@@ -131,33 +132,6 @@ static sp_status_t read_node_file(const char *path, const gates_t *g, int attemp
     return status;
 }
 
-sp_status_t sp__accept_scratch_create(sp_ctx_t *ctx, const sp_accept_opts_t *o, const char *kind,
-                                  const char *subcommand, int attempt, char *path, size_t len,
-                                  sp_result_t **scratch_p)
-{
-    const sp_result_info_t info = {.command_line = ctx->command_line,
-                                   .subcommand = subcommand,
-                                   .backend = ctx->backend.ops->name,
-                                   .world_size = ctx->nranks,
-                                   .node_count = ctx->topo.nnodes};
-    const char *out = sp_result_path(ctx->result);
-    size_t n = strlen(out);
-    sp_status_t status;
-
-    n = n > 3 && strcmp(out + n - 3, ".h5") == 0 ? n - 3 : n;
-    snprintf(path, len, "%.*s.%s%d.h5", (int)n, out, kind, attempt);
-    status = sp_result_create(path, o->run.force, &info, scratch_p);
-    if (status == SP_OK) {
-        /* the node map too, so the readers (report, compare) take the file */
-        status = sp_result_write_topology(*scratch_p, &ctx->topo);
-    }
-    if (status != SP_OK) {
-        fprintf(stderr, "scaleprobe accept: error: cannot create %s: %s\n", path,
-                sp_status_str(status));
-    }
-    return status;
-}
-
 /* The node workload once, into OUTPUT.perfK.h5 (rank 0), read back into cur. Collective. */
 static sp_status_t node_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const gates_t *g,
                                 int attempt, sp_perf_node_t *cur)
@@ -176,7 +150,7 @@ static sp_status_t node_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const 
         status = sp_node_opts_parse(10, argv, 2, nopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
-        status = sp__accept_scratch_create(ctx, o, "perf", "node", attempt, path, sizeof(path), &scratch);
+        status = sp_accept_scratch_create(ctx, o, "perf", "node", attempt, path, sizeof(path), &scratch);
     }
     status = sp_ctx_agree(ctx, status);
     if (status == SP_OK) {
@@ -236,7 +210,7 @@ static sp_status_t links_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const
         status = sp_links_opts_parse(10, argv, 2, lopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
-        status = sp__accept_scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
+        status = sp_accept_scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
     }
     status = sp_ctx_agree(ctx, status);
     if (status == SP_OK) {

@@ -18,10 +18,4 @@ int sp_accept_perf_wanted(const sp_spec_t *spec);
 sp_status_t sp_accept_perf_run(sp_ctx_t *ctx, const sp_accept_opts_t *o,
                                const sp_health_node_t *nodes, sp_perf_node_t *perf);
 
-/* Rank 0: create OUTPUT.<kind><attempt>.h5 beside the output for one run of a workload named
- * subcommand (its path into path); a message on failure. Not collective. */
-sp_status_t sp__accept_scratch_create(sp_ctx_t *ctx, const sp_accept_opts_t *o, const char *kind,
-                                      const char *subcommand, int attempt, char *path, size_t len,
-                                      sp_result_t **scratch_p);
-
 #endif

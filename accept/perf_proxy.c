@@ -7,65 +7,13 @@
 #include <string.h>
 
 #include "abstats.h"
-#include "perf.h"
+#include "proxy_args.h"
+#include "scratch.h"
 #include "proxy_cmd.h"
 #include "stats.h"
 
-#define MAX_ARGS 32
 #define GATE_FDR 0.05   /* compare's default --fdr */
 #define GATE_POWER 0.8  /* compare's power for the minimum detectable change */
-
-/* The spec's "args" split at blanks into argv[2..] after "scaleprobe proxy"; argc. */
-static int split_args(const char *args, char *buf, size_t len, char **argv)
-{
-    int argc = 2;
-
-    argv[0] = "scaleprobe";
-    argv[1] = "proxy";
-    snprintf(buf, len, "%s", args);
-    for (char *tok = strtok(buf, " \t"); tok != NULL && argc < MAX_ARGS; tok = strtok(NULL, " \t")) {
-        argv[argc++] = tok;
-    }
-    argv[argc] = NULL;
-    return argc;
-}
-
-/* The check's proxy options parsed into *po; SP_ERR_INVALID with the parser's message. */
-static sp_status_t parse_args(const sp_spec_check_t *c, sp_proxy_opts_t *po, char *err,
-                              size_t errlen)
-{
-    char buf[sizeof(c->val[1].str)], *argv[MAX_ARGS + 1];
-    int help = 0, argc = split_args(c->val[1].set ? c->val[1].str : "", buf, sizeof(buf), argv);
-    sp_status_t st = sp_proxy_opts_parse(argc, argv, 2, po, &help, err, errlen);
-
-    if (st == SP_OK && (help || po->run.output[0] != '\0' || po->run.force)) {
-        snprintf(err, errlen, "give the proxy's workload only (no --help, -O or --force)");
-        st = SP_ERR_INVALID;
-    }
-    return st;
-}
-
-const char *sp__accept_proxy_validate(const sp_spec_check_t *c)
-{
-    static char why[300];
-    char err[256] = "";
-    sp_proxy_opts_t *po = calloc(1, sizeof(*po));
-    sp_status_t st = po != NULL ? parse_args(c, po, err, sizeof(err)) : SP_ERR_NOMEM;
-
-    free(po);
-    if (st != SP_OK) {
-        snprintf(why, sizeof(why), "'args': %s", err[0] ? err : sp_status_str(st));
-        return why;
-    }
-    if (c->val[2].set && !(c->val[2].num >= 2 && c->val[2].num <= SP_SPEC_MAX_LIST &&
-                           c->val[2].num == floor(c->val[2].num))) {
-        return "'runs' must be a whole number from 2 to 16 (the test needs 2 runs a side)";
-    }
-    if (c->val[0].set && !(c->val[0].num >= 0.0 && c->val[0].num < 100.0)) {
-        return "'max_slowdown_pct' must be a percentage in [0, 100)";
-    }
-    return NULL;
-}
 
 const sp_spec_check_t *sp__accept_proxy_check(const sp_spec_t *spec)
 {
@@ -86,7 +34,7 @@ sp_status_t sp__accept_proxy_check_world(const sp_spec_t *spec, int nranks, char
 {
     const sp_spec_check_t *c = sp__accept_proxy_check(spec);
     sp_proxy_opts_t *po = c != NULL ? calloc(1, sizeof(*po)) : NULL;
-    sp_status_t st = c == NULL ? SP_OK : po == NULL ? SP_ERR_NOMEM : parse_args(c, po, err, errlen);
+    sp_status_t st = c == NULL ? SP_OK : po == NULL ? SP_ERR_NOMEM : sp_accept_proxy_args(c, po, err, errlen);
 
     if (c != NULL && st == SP_OK) {
         char why[512] = "";
@@ -217,7 +165,7 @@ static sp_status_t one_run(sp_ctx_t *ctx, const sp_accept_opts_t *o, const sp_pr
 
     snprintf(kind, sizeof(kind), "proxy%d-", attempt);
     if (ctx->rank == 0) {
-        st = sp__accept_scratch_create(ctx, o, kind, "proxy", run, path, sizeof(path), &scratch);
+        st = sp_accept_scratch_create(ctx, o, kind, "proxy", run, path, sizeof(path), &scratch);
     }
     st = sp_ctx_agree(ctx, st);
     if (st == SP_OK) {
@@ -267,7 +215,7 @@ sp_status_t sp__accept_proxy_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, i
     sp_proxy_opts_t *po = calloc(1, sizeof(*po));
     double ms[SP_SPEC_MAX_LIST];
     char err[256] = "", workload[200] = "";
-    sp_status_t st = po != NULL ? parse_args(c, po, err, sizeof(err)) : SP_ERR_NOMEM;
+    sp_status_t st = po != NULL ? sp_accept_proxy_args(c, po, err, sizeof(err)) : SP_ERR_NOMEM;
 
     for (int r = 0; st == SP_OK && r < runs; r++) {
         if (ctx->rank == 0) {

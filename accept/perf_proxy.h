@@ -14,10 +14,6 @@
 
 #define SP_PROXY_GATE_RUNS 3 /* runs per attempt unless the spec says "runs" */
 
-/* NULL when a proxy_step check's parameters are usable ("args" parse as proxy options, runs
- * 2-16, max_slowdown_pct in [0, 100)), else a message (static storage). */
-const char *sp__accept_proxy_validate(const sp_spec_check_t *c);
-
 /* The spec's proxy_step check (the last one: one proxy per job), NULL when it has none. */
 const sp_spec_check_t *sp__accept_proxy_check(const sp_spec_t *spec);
 
