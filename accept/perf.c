@@ -196,9 +196,10 @@ static sp_status_t links_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const
                                  int attempt, sp_perf_node_t *cur)
 {
     char thr[32], path[SP_OPT_STRLEN + 16] = "", err[256] = "";
+    /* a suspect pair is measured twice more (a link is slow only when every pass says so) */
     char *argv[] = {"scaleprobe", "links", "--per",      (char *)g->links_per,
                     "--size",     (char *)g->links_size, "--threshold", thr,
-                    "--max-time", "0.5",  NULL};
+                    "--max-time", "0.5",  "--confirm",   "2", NULL};
     sp_links_opts_t *lopts = calloc(1, sizeof(*lopts));
     sp_result_t *scratch = NULL;
     sp_ctx_t sub = *ctx;
@@ -207,7 +208,7 @@ static sp_status_t links_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const
 
     snprintf(thr, sizeof(thr), "%.6g", g->links_threshold);
     if (status == SP_OK) {
-        status = sp_links_opts_parse(10, argv, 2, lopts, &help, err, sizeof(err));
+        status = sp_links_opts_parse(12, argv, 2, lopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
         status = sp_accept_scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
