@@ -9,7 +9,7 @@
 #include "status.h"
 
 #define SP_SPEC_MAX_TYPES 8
-#define SP_SPEC_MAX_CHECKS 24
+#define SP_SPEC_MAX_CHECKS 32 /* more than the registry has rows */
 #define SP_SPEC_MAX_PARAMS 4
 #define SP_SPEC_MAX_LIST 16
 
