@@ -30,11 +30,22 @@ sp_status_t sp_accept_proxy_args(const sp_spec_check_t *c, sp_proxy_opts_t *po, 
     char buf[sizeof(c->val[1].str)], *argv[MAX_ARGS + 1];
     int help = 0, argc = split_args(c->val[1].set ? c->val[1].str : "", buf, sizeof(buf), argv);
     sp_status_t st = sp_proxy_opts_parse(argc, argv, 2, po, &help, err, errlen);
+    /* the run's own options are accept's: a backend or output here would be ignored */
+    static const char *const theirs[] = {"--backend", "--device", "--timeout", "-O",
+                                         "--output",  "--force",  "-h",        "--help"};
 
-    if (st == SP_OK && (help || po->run.output[0] != '\0' || po->run.force)) {
-        snprintf(err, errlen, "give the proxy's workload only (no --help, -O or --force)");
-        st = SP_ERR_INVALID;
+    for (int i = 2; st == SP_OK && i < argc; i++) {
+        for (size_t k = 0; k < sizeof(theirs) / sizeof(theirs[0]); k++) {
+            if (strncmp(argv[i], theirs[k], strlen(theirs[k])) == 0 &&
+                (argv[i][strlen(theirs[k])] == '\0' || argv[i][strlen(theirs[k])] == '=')) {
+                snprintf(err, errlen, "give the proxy's workload only (%s is accept's option)",
+                         theirs[k]);
+                st = SP_ERR_INVALID;
+                break;
+            }
+        }
     }
+    (void)help;
     return st;
 }
 

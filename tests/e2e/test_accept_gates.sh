@@ -133,6 +133,7 @@ bad() { # WHAT SPEC-CHECK-LINE WANT [ARGS...]
 bad "min_ratio above 1" '"links_matrix": {"min_ratio": 1.5}' "'min_ratio' must lie between 0 and 1"
 bad "links per gpu" '"links_matrix": {"min": 1, "per": "gpu"}' "'per' must be node or rank"
 bad "proxy args that are no proxy option" '"proxy_step": {"max_slowdown_pct": 5, "args": "--bogus 1"}' "'args'"
+bad "proxy args with accept's own option" '"proxy_step": {"max_slowdown_pct": 5, "args": "--layers 2 --backend nccl"}' "--backend is accept's option"
 bad "proxy gate without a baseline" "\"proxy_step\": {\"max_slowdown_pct\": 5, \"args\": \"$P\"}" "needs --baseline FILE"
 bad "proxy layout that does not fit the world" '"proxy_step": {"max_slowdown_pct": 5, "args": "--tp 3"}' "proxy_step" --baseline "$TMP/base.json"
 finish
