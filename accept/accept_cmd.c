@@ -17,6 +17,8 @@
 #include "accept_result.h"
 #include "log.h"
 #include "perf.h"
+#include "perf_proxy.h"
+#include "program.h"
 #include "runner.h"
 #include "timeutil.h"
 #include "verdict.h"
@@ -175,6 +177,22 @@ static sp_status_t accept_run(sp_ctx_t *ctx, const void *opts)
     return status == SP_OK && failed ? SP_ERR_WRONG_DATA : status;
 }
 
+/* The proxy step gate's layout against the world: bad input before anything runs. */
+static sp_status_t accept_check_world(const void *opts, int nranks, char *err, size_t errlen)
+{
+    const sp_accept_opts_t *o = opts;
+
+    return o->health_only ? SP_OK : sp__accept_proxy_check_world(&o->spec, nranks, err, errlen);
+}
+
+/* The proxy step gate runs the proxy's lanes as streams of their own. */
+static void accept_extras(const void *opts, sp_run_extras_t *x)
+{
+    const sp_accept_opts_t *o = opts;
+
+    x->streams = sp__accept_proxy_check(&o->spec) != NULL ? SP_LANE_COUNT : 0;
+}
+
 static const sp_workload_t accept_workload = {
     .name = "accept",
     .table = &sp_accept_opt_table,
@@ -183,8 +201,8 @@ static const sp_workload_t accept_workload = {
     .auto_is_host = 0, /* auto: nccl where every rank sees a GPU (the GPU gates need it) */
     .thread_multiple = 1, /* its gates may run the proxy on host streams */
     .parse = accept_parse,
-    .check_world = NULL,
-    .extras = NULL,
+    .check_world = accept_check_world,
+    .extras = accept_extras,
     .run = accept_run,
 };
 

@@ -222,8 +222,10 @@ void sp_accept_write_exclude(FILE *out, const sp_accept_eval_t *ev)
         if (ev->node_verdict[n] != SP_VERDICT_FAIL) {
             continue;
         }
+        /* a failed check of the node itself: a slower proxy step is the job's, no node's */
         for (int i = 0; i < ev->nrows; i++) {
-            if (ev->rows[i].node == n) {
+            if (ev->rows[i].node == n && ev->rows[i].res.verdict == SP_VERDICT_FAIL &&
+                strcmp(sp_accept_row_check(&ev->rows[i]), "proxy_step") != 0) {
                 fprintf(out, "%s\n", ev->rows[i].host);
                 break;
             }

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "launcher.h"
 #include "options.h"
+#include "perf_proxy.h"
 #include "stats.h"
 #include "timeutil.h"
 
@@ -29,7 +30,8 @@ typedef struct {
 
 static const sp_opt_def_t mb_defs[] = {
     {"runs", 0, SP_OPT_ARGS, OFF(files), NULL, "RUN",
-     "result files of good accept runs (their /accept/checks)", 1, -1, NULL, 0},
+     "result files of good accept runs (their /accept/checks) and of good proxy runs (their step "
+     "times, for proxy_step)", 1, -1, NULL, 0},
     {"make-baseline", 0, SP_OPT_FLAG, OFF(make), NULL, NULL, "build a baseline file", 0, -1, NULL,
      0},
     {"output", 'O', SP_OPT_STRING, OFF(output), "", "FILE", "the baseline file (JSON); required", 0,
@@ -45,6 +47,14 @@ static const sp_opt_table_t mb_table = {
     .defs = mb_defs,
     .ndefs = (int)(sizeof(mb_defs) / sizeof(mb_defs[0])),
 };
+
+/* The proxy runs among the files: each run's median step time, one workload for all. */
+typedef struct {
+    double ms[SP_SPEC_MAX_LIST];
+    const char *file[SP_SPEC_MAX_LIST];
+    int n;
+    char workload[200];
+} proxy_runs_t;
 
 /* A (type, check) metric with its pooled values. */
 typedef struct {
@@ -113,7 +123,24 @@ static void write_metric(FILE *out, const metric_t *m, double *scratch)
     fprintf(out, ", \"n\": %zu, \"runs\": %d", m->n, m->runs);
 }
 
-static void write_baseline(FILE *out, const mb_opts_t *o, metric_t *ms, size_t nm, double *scratch)
+static void write_proxy(FILE *out, const proxy_runs_t *pr)
+{
+    fprintf(out, ",\n \"proxy_step\": {\"workload\": ");
+    sp_json_str(out, pr->workload);
+    fprintf(out, ", \"run_medians_ms\": [");
+    for (int i = 0; i < pr->n; i++) {
+        fprintf(out, "%s%.9g", i > 0 ? ", " : "", pr->ms[i]);
+    }
+    fprintf(out, "], \"runs\": [");
+    for (int i = 0; i < pr->n; i++) {
+        fprintf(out, "%s", i > 0 ? ", " : "");
+        sp_json_str(out, pr->file[i]);
+    }
+    fprintf(out, "]}");
+}
+
+static void write_baseline(FILE *out, const mb_opts_t *o, metric_t *ms, size_t nm, double *scratch,
+                           const proxy_runs_t *pr)
 {
     char created[32];
 
@@ -137,7 +164,11 @@ static void write_baseline(FILE *out, const mb_opts_t *o, metric_t *ms, size_t n
         write_metric(out, &ms[i], scratch);
         fprintf(out, "}");
     }
-    fprintf(out, "%s\n}}\n", nm > 0 ? "}" : "");
+    fprintf(out, "%s\n}", nm > 0 ? "}" : "");
+    if (pr->n > 0) {
+        write_proxy(out, pr);
+    }
+    fprintf(out, "}\n");
 }
 
 static int by_type(const void *a, const void *b)
@@ -148,19 +179,60 @@ static int by_type(const void *a, const void *b)
     return c != 0 ? c : strcmp(x->check, y->check);
 }
 
-/* Pool every file's measured values of PASS or WARN rows (a failed value is no baseline). */
-static sp_status_t pool(const mb_opts_t *o, metric_t **ms, size_t *nm, size_t *most, char *err,
-                        size_t errlen)
+/* A file without /accept: a proxy run (its median step time), else not a run to pool. */
+static sp_status_t pool_proxy(const char *path, proxy_runs_t *pr, char *err, size_t errlen)
+{
+    sp_reader_t *rd = calloc(1, sizeof(*rd));
+    char workload[sizeof(pr->workload)];
+    double ms = NAN;
+    sp_status_t st = rd == NULL ? SP_ERR_NOMEM : sp_reader_open(path, rd);
+
+    if (st == SP_OK) {
+        st = sp__accept_proxy_summary(rd, workload, sizeof(workload), &ms);
+        sp_reader_close(rd);
+    }
+    free(rd);
+    if (st != SP_OK) {
+        snprintf(err, errlen, "%.600s: %s", path,
+                 st == SP_ERR_NOMEM ? "out of memory"
+                                    : "neither an accept result (/accept/checks) nor a measured "
+                                      "proxy run (/proxy)");
+        return st == SP_ERR_NOMEM ? st : SP_ERR_INVALID;
+    }
+    if (pr->n > 0 && strcmp(pr->workload, workload) != 0) {
+        snprintf(err, errlen, "%.300s ran another proxy than %.300s: %.300s", path, pr->file[0],
+                 workload);
+        return SP_ERR_INVALID;
+    }
+    if (pr->n == SP_SPEC_MAX_LIST) {
+        snprintf(err, errlen, "more than %d proxy runs", SP_SPEC_MAX_LIST);
+        return SP_ERR_INVALID;
+    }
+    memcpy(pr->workload, workload, sizeof(workload));
+    pr->file[pr->n] = path;
+    pr->ms[pr->n++] = ms;
+    return SP_OK;
+}
+
+/* Pool every file's measured values of PASS or WARN rows (a failed value is no baseline), and
+ * the proxy runs. */
+static sp_status_t pool(const mb_opts_t *o, metric_t **ms, size_t *nm, size_t *most,
+                        proxy_runs_t *pr, char *err, size_t errlen)
 {
     for (int f = 0; f < o->files.n; f++) {
         sp_accept_check_row_t *rows = NULL;
         size_t n = 0;
         sp_status_t st = sp_accept_result_read_checks(o->files.v[f], &rows, &n);
+        if (st == SP_ERR_FORMAT) {
+            st = pool_proxy(o->files.v[f], pr, err, errlen);
+            if (st != SP_OK) {
+                return st;
+            }
+            continue;
+        }
         if (st != SP_OK) {
-            snprintf(err, errlen, "%.600s: %s", o->files.v[f],
-                     st == SP_ERR_FORMAT ? "no /accept/checks (not an accept result file)"
-                                         : "cannot read it");
-            return st == SP_ERR_FORMAT ? SP_ERR_INVALID : st;
+            snprintf(err, errlen, "%.600s: cannot read it", o->files.v[f]);
+            return st;
         }
         for (size_t i = 0; i < n; i++) {
             metric_t *m;
@@ -176,6 +248,10 @@ static sp_status_t pool(const mb_opts_t *o, metric_t **ms, size_t *nm, size_t *m
         }
         free(rows);
     }
+    if (pr->n == 1) {
+        snprintf(err, errlen, "one proxy run (%.600s): the test needs at least 2", pr->file[0]);
+        return SP_ERR_INVALID;
+    }
     return SP_OK;
 }
 
@@ -184,6 +260,7 @@ int sp_accept_make_baseline_main(int argc, char **argv)
     mb_opts_t o;
     char *store[256], err[1024] = "";
     metric_t *ms = NULL;
+    proxy_runs_t pr;
     size_t nm = 0, most = 0;
     int help = 0, rc = 0;
     FILE *out;
@@ -191,6 +268,7 @@ int sp_accept_make_baseline_main(int argc, char **argv)
     sp_status_t st;
 
     memset(&o, 0, sizeof(o));
+    memset(&pr, 0, sizeof(pr));
     o.files.v = store;
     o.files.cap = argc < 256 ? argc : 256;
     st = sp_opts_parse(&mb_table, argc, argv, 2, &o, &help, NULL, err, sizeof(err));
@@ -207,9 +285,9 @@ int sp_accept_make_baseline_main(int argc, char **argv)
         st = SP_ERR_EXISTS;
     }
     if (st == SP_OK) {
-        st = pool(&o, &ms, &nm, &most, err, sizeof(err));
+        st = pool(&o, &ms, &nm, &most, &pr, err, sizeof(err));
     }
-    if (st == SP_OK && nm == 0) {
+    if (st == SP_OK && nm == 0 && pr.n == 0) {
         snprintf(err, sizeof(err), "the runs hold no measured value that passed");
         st = SP_ERR_INVALID;
     }
@@ -224,9 +302,10 @@ int sp_accept_make_baseline_main(int argc, char **argv)
             snprintf(err, sizeof(err), "cannot write %.900s: %s", o.output, strerror(errno));
             st = SP_ERR_IO;
         } else {
-            write_baseline(out, &o, ms, nm, scratch);
+            write_baseline(out, &o, ms, nm, scratch, &pr);
             st = fclose(out) == 0 ? SP_OK : SP_ERR_IO;
-            printf("# baseline: %zu metric(s) from %d run(s) -> %s\n", nm, o.files.n, o.output);
+            printf("# baseline: %zu metric(s) from %d run(s), %d proxy run(s) -> %s\n", nm,
+                   o.files.n - pr.n, pr.n, o.output);
         }
     }
     if (st != SP_OK) {
@@ -271,6 +350,37 @@ static char *read_text(const char *path)
     return text;
 }
 
+/* proxy_step: the baseline's proxy runs into the check (at least 2, with their workload). */
+static sp_status_t apply_proxy(const cJSON *root, const char *path, const sp_spec_t *spec,
+                               sp_spec_check_t *sc, char *err, size_t errlen)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "proxy_step");
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(p, "run_medians_ms");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "workload");
+    const cJSON *v;
+    int n = 0;
+
+    cJSON_ArrayForEach(v, runs)
+    {
+        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0.0) || n == SP_SPEC_MAX_LIST) {
+            n = -1;
+            break;
+        }
+        sc->base_runs_ms[n++] = v->valuedouble;
+    }
+    if (root == NULL || !cJSON_IsString(w) || n < 2) {
+        snprintf(err, errlen,
+                 "%.200s:%d: check 'proxy_step' needs %s%.400s holding 2 to %d proxy runs "
+                 "('accept --make-baseline PROXY_RUNS... -O FILE')",
+                 spec->path, sc->line, root == NULL ? "--baseline FILE" : "a baseline ",
+                 root == NULL ? "" : path, SP_SPEC_MAX_LIST);
+        return SP_ERR_INVALID;
+    }
+    sc->nbase_runs = n;
+    snprintf(sc->base_workload, sizeof(sc->base_workload), "%s", w->valuestring);
+    return SP_OK;
+}
+
 sp_status_t sp_accept_baseline_apply(const char *path, sp_spec_t *spec, char *err, size_t errlen)
 {
     cJSON *root = NULL;
@@ -294,6 +404,10 @@ sp_status_t sp_accept_baseline_apply(const char *path, sp_spec_t *spec, char *er
             sp_spec_check_t *sc = &spec->types[t].checks[c];
             const sp_check_def_t *d = &sp_check_defs[sc->def];
             const cJSON *med;
+            if (strcmp(d->name, "proxy_step") == 0) {
+                st = apply_proxy(root, path, spec, sc, err, errlen);
+                continue;
+            }
             if (d->params[1].name == NULL || strcmp(d->params[1].name, "baseline_pct") != 0 ||
                 !sc->val[1].set) {
                 continue;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "proxy_args.h"
 
 const char *const sp_verdict_names[4] = {"PASS", "N/A", "WARN", "FAIL"};
 
@@ -204,17 +205,23 @@ const sp_check_def_t sp_check_defs[] = {
      NULL},
     {"proxy_step",
      "perf",
-     "proxy step time against --baseline",
-     {{"max_slowdown_pct", SP_PARAM_NUM, 1, "percent slower than the baseline that fails"}},
+     "proxy step time against the proxy runs of --baseline (compare's minimum-effect test)",
+     {{"max_slowdown_pct", SP_PARAM_NUM, 1, "percent slower than the baseline that fails"},
+      {"args", SP_PARAM_STR, 0, "the proxy's options, e.g. \"--model llama3-8b --layers 4\""},
+      {"runs", SP_PARAM_NUM, 0, "proxy runs per attempt, 2-16 (default 3)"}},
+     sp__check_proxy,
      NULL,
-     "the proxy gate is not implemented yet",
      NULL},
     {"links_matrix",
      "perf",
-     "node-pair link matrix against a floor",
-     {MIN_P("GB/s")},
+     "node-pair link matrix (the links workload) against a floor",
+     {MIN_P("GB/s: a node whose median link is below fails, a link below warns its ends"),
+      {"min_ratio", SP_PARAM_NUM, 1,
+       "ratio to the cohort (0-1): a node the links verdict names below it fails, a link warns"},
+      {"size", SP_PARAM_STR, 0, "message size one way, e.g. \"4M\" (default 4M)"},
+      {"per", SP_PARAM_STR, 0, "unit of the matrix: node (default) or rank"}},
+     sp__check_links,
      NULL,
-     "the links workload (issue 16) is not part of this build",
      NULL},
 };
 const int sp_check_ndefs = (int)(sizeof(sp_check_defs) / sizeof(sp_check_defs[0]));
@@ -261,6 +268,25 @@ const char *sp_check_validate(const sp_spec_check_t *c)
         static const char *const types[] = {"float", "double", "half", "bfloat16"};
         if (!in_list(c->val[2].str, types, 4)) {
             return "'dtype' must be float, double, half or bfloat16";
+        }
+    }
+    if (strcmp(name, "proxy_step") == 0) {
+        const char *why = sp_accept_proxy_validate(c);
+        if (why != NULL) {
+            return why;
+        }
+    }
+    if (strcmp(name, "links_matrix") == 0) {
+        uint64_t bytes = 0;
+        if (c->val[1].set && !(c->val[1].num > 0.0 && c->val[1].num < 1.0)) {
+            return "'min_ratio' must lie between 0 and 1 (a share of the cohort)";
+        }
+        if (c->val[2].set && (sp_parse_size(c->val[2].str, &bytes) != SP_OK || bytes == 0)) {
+            return "'size' must be a size such as \"4M\"";
+        }
+        if (c->val[3].set && strcmp(c->val[3].str, "node") != 0 &&
+            strcmp(c->val[3].str, "rank") != 0) {
+            return "'per' must be node or rank";
         }
     }
     if (strcmp(name, "allreduce_busbw_gbps") == 0 && c->val[2].set) {

@@ -36,10 +36,19 @@ typedef struct {
     long long gemm_wrong; /* wrong GEMM elements in the burn checks, over every attempt */
     double busbw_gbps;    /* the job's all_reduce at the gate's size */
     int busbw_slowest;    /* this node holds the slowest rank of that all_reduce */
+    double links_gbps;    /* links gate: the median bandwidth of the node's links, both ways */
+    double links_ratio;   /* that median / the matrix's cohort */
+    double links_worst_gbps; /* the node's slowest link */
+    int links_node;       /* the links verdict named the node slow (bandwidth) */
+    int links_slow_link;  /* the links verdict named a slow link with an end on the node */
+    double proxy_runs_ms[SP_SPEC_MAX_LIST]; /* proxy gate: each run's median step time, ms */
+    int nproxy_runs;
+    char proxy_workload[200]; /* what the proxy ran (sp__accept_proxy_workload) */
     int attempts;
     char triad_evidence[160];
     char gemm_evidence[160];
     char busbw_evidence[160];
+    char links_evidence[400];
 } sp_perf_node_t;
 
 /* What a check sees of one node. */
@@ -86,6 +95,8 @@ void sp__check_ib_counters(const sp_spec_check_t *c, const sp_check_input_t *in,
                            sp_check_result_t *r);
 void sp__check_xid(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
 void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
+void sp__check_proxy(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
+void sp__check_links(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r);
 
 /* Compare value with a limit: above a "max" or below a "min" breaks it (verdict from the
  * check's severity), else PASS; threshold text "<= X" / ">= X". */

@@ -228,3 +228,42 @@ void sp__check_perf(const sp_spec_check_t *c, const sp_check_input_t *in, sp_che
         sp__check_note(r, "; the slowest rank is on another node");
     }
 }
+
+/* The links gate: a node fails when its median link is below "min" or when the links verdict
+ * (its CI rule at 1 - min_ratio) names it a slow node; a slow link, or a link below "min", warns
+ * at both ends (a cable or a switch port is no reason to drain a node). */
+void sp__check_links(const sp_spec_check_t *c, const sp_check_input_t *in, sp_check_result_t *r)
+{
+    const sp_perf_node_t *p = in->perf;
+    int has_min = c->val[0].set, has_ratio = c->val[1].set;
+    double min = has_min ? c->val[0].num : 0.0;
+    int node_bad, link_bad;
+
+    /* ">= 2 | 0.8x": a median link in GB/s, and a share of the cohort */
+    if (has_min && has_ratio) {
+        snprintf(r->threshold, sizeof(r->threshold), ">= %.4g | %.4gx", min, c->val[1].num);
+    } else if (has_min) {
+        snprintf(r->threshold, sizeof(r->threshold), ">= %.4g", min);
+    } else {
+        snprintf(r->threshold, sizeof(r->threshold), ">= %.4gx cohort", c->val[1].num);
+    }
+    if (p == NULL || isnan(p->links_gbps)) {
+        snprintf(r->value_text, sizeof(r->value_text), "-");
+        sp__check_note(r, "not measured: %s",
+                       p == NULL                       ? "health only"
+                       : p->links_evidence[0] != '\0' ? p->links_evidence
+                                                       : "the gate did not run");
+        return;
+    }
+    node_bad = (has_min && p->links_gbps < min) || (has_ratio && p->links_node);
+    link_bad = (has_min && p->links_worst_gbps < min) || (has_ratio && p->links_slow_link);
+    r->value = p->links_gbps;
+    snprintf(r->value_text, sizeof(r->value_text), "%.4g (%.2fx)", p->links_gbps, p->links_ratio);
+    r->verdict = node_bad && c->severity == SP_SEV_FAIL ? SP_VERDICT_FAIL
+                 : node_bad || link_bad                 ? SP_VERDICT_WARN
+                                                        : SP_VERDICT_PASS;
+    sp__check_note(r, "best of %d attempt(s): %s", p->attempts, p->links_evidence);
+    if (!node_bad && link_bad) {
+        sp__check_note(r, "; a slow link, not a slow node: check the cable and switch ports");
+    }
+}

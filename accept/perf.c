@@ -10,7 +10,11 @@
 #include "coll.h"
 #include "coll_options.h"
 #include "dtype.h"
+#include "links_cmd.h"
+#include "links_gate.h"
 #include "method.h"
+#include "perf_proxy.h"
+#include "scratch.h"
 #include "node_cmd.h"
 #include "node_result.h"
 #include "sweep.h"
@@ -22,6 +26,10 @@ typedef struct {
     uint64_t busbw_bytes;
     char busbw_size[32];
     char dtype[16];
+    int links;
+    char links_size[32];
+    char links_per[8];
+    double links_threshold; /* 1 - min_ratio: the links verdict's threshold */
 } gates_t;
 
 static const char *param_str(const sp_spec_check_t *c, int p, const char *def)
@@ -34,6 +42,9 @@ static void gates_of(const sp_spec_t *spec, gates_t *g)
     memset(g, 0, sizeof(*g));
     snprintf(g->dtype, sizeof(g->dtype), "float");
     snprintf(g->busbw_size, sizeof(g->busbw_size), "64M");
+    snprintf(g->links_size, sizeof(g->links_size), "4M");
+    snprintf(g->links_per, sizeof(g->links_per), "node");
+    g->links_threshold = 0.2; /* the links workload's default */
     for (int t = 0; t < spec->ntypes; t++) {
         for (int c = 0; c < spec->types[t].nchecks; c++) {
             const sp_spec_check_t *sc = &spec->types[t].checks[c];
@@ -46,6 +57,12 @@ static void gates_of(const sp_spec_t *spec, gates_t *g)
             } else if (strcmp(name, "allreduce_busbw_gbps") == 0) {
                 g->busbw = 1;
                 snprintf(g->busbw_size, sizeof(g->busbw_size), "%s", param_str(sc, 2, "64M"));
+            } else if (strcmp(name, "links_matrix") == 0) {
+                /* one matrix per job: the last links_matrix of the spec sets how it runs */
+                g->links = 1;
+                snprintf(g->links_size, sizeof(g->links_size), "%s", param_str(sc, 2, "4M"));
+                snprintf(g->links_per, sizeof(g->links_per), "%s", param_str(sc, 3, "node"));
+                g->links_threshold = sc->val[1].set ? 1.0 - sc->val[1].num : 0.2;
             }
         }
     }
@@ -57,7 +74,7 @@ int sp_accept_perf_wanted(const sp_spec_t *spec)
     gates_t g;
 
     gates_of(spec, &g);
-    return g.node || g.busbw;
+    return g.node || g.busbw || g.links || sp__accept_proxy_check(spec) != NULL;
 }
 
 static sp_node_kind_t gemm_kind(const char *dtype)
@@ -133,20 +150,7 @@ static sp_status_t node_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const 
         status = sp_node_opts_parse(10, argv, 2, nopts, &help, err, sizeof(err));
     }
     if (status == SP_OK && ctx->rank == 0) {
-        const sp_result_info_t info = {.command_line = ctx->command_line,
-                                       .subcommand = "node",
-                                       .backend = ctx->backend.ops->name,
-                                       .world_size = ctx->nranks,
-                                       .node_count = ctx->topo.nnodes};
-        const char *out = sp_result_path(ctx->result);
-        size_t n = strlen(out);
-        n = n > 3 && strcmp(out + n - 3, ".h5") == 0 ? n - 3 : n;
-        snprintf(path, sizeof(path), "%.*s.perf%d.h5", (int)n, out, attempt);
-        status = sp_result_create(path, o->run.force, &info, &scratch);
-        if (status != SP_OK) {
-            fprintf(stderr, "scaleprobe accept: error: cannot create %s: %s\n", path,
-                    sp_status_str(status));
-        }
+        status = sp_accept_scratch_create(ctx, o, "perf", "node", attempt, path, sizeof(path), &scratch);
     }
     status = sp_ctx_agree(ctx, status);
     if (status == SP_OK) {
@@ -164,6 +168,71 @@ static sp_status_t node_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const 
     }
     free(nopts);
     return sp_ctx_agree(ctx, status);
+}
+
+/* Rank 0: the attempt's /links read back and folded into cur. */
+static sp_status_t read_links_file(const char *path, const gates_t *g, int attempt, int nnodes,
+                                   sp_perf_node_t *cur)
+{
+    sp_links_result_data_t d;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    sp_status_t status;
+
+    if (f < 0) {
+        return SP_ERR_IO;
+    }
+    status = sp_links_result_read(f, &d);
+    H5Fclose(f);
+    if (status == SP_OK) {
+        status = sp_accept_links_fold(&d, nnodes, g->links_threshold, attempt, path, cur);
+    }
+    sp_links_result_data_free(&d);
+    return status;
+}
+
+/* The links workload once (`scaleprobe links`' own run, its matrix and verdict printed), into
+ * OUTPUT.linksK.h5 (rank 0), read back into cur. Collective. */
+static sp_status_t links_attempt(sp_ctx_t *ctx, const sp_accept_opts_t *o, const gates_t *g,
+                                 int attempt, sp_perf_node_t *cur)
+{
+    char thr[32], path[SP_OPT_STRLEN + 16] = "", err[256] = "";
+    /* a suspect pair is measured twice more (a link is slow only when every pass says so) */
+    char *argv[] = {"scaleprobe", "links", "--per",      (char *)g->links_per,
+                    "--size",     (char *)g->links_size, "--threshold", thr,
+                    "--max-time", "0.5",  "--confirm",   "2", NULL};
+    sp_links_opts_t *lopts = calloc(1, sizeof(*lopts));
+    sp_result_t *scratch = NULL;
+    sp_ctx_t sub = *ctx;
+    int help = 0;
+    sp_status_t status = lopts != NULL ? SP_OK : SP_ERR_NOMEM;
+
+    snprintf(thr, sizeof(thr), "%.6g", g->links_threshold);
+    if (status == SP_OK) {
+        status = sp_links_opts_parse(12, argv, 2, lopts, &help, err, sizeof(err));
+    }
+    if (status == SP_OK && ctx->rank == 0) {
+        status = sp_accept_scratch_create(ctx, o, "links", "links", attempt, path, sizeof(path), &scratch);
+    }
+    status = sp_ctx_agree(ctx, status);
+    if (status == SP_OK) {
+        sub.result = scratch;
+        status = sp_links_run(&sub, lopts);
+    }
+    if (scratch != NULL) {
+        sp_status_t st = sp_result_close(scratch, status == SP_OK ? "complete" : "failed");
+        status = status == SP_OK ? st : status;
+        if (status == SP_OK) {
+            status = read_links_file(path, g, attempt, ctx->topo.nnodes, cur);
+        }
+    }
+    free(lopts);
+    return sp_ctx_agree(ctx, status);
+}
+
+/* Fewer than two units: no link to measure, said in every node's evidence. */
+static int links_possible(const sp_ctx_t *ctx, const gates_t *g)
+{
+    return strcmp(g->links_per, "rank") == 0 ? ctx->nranks >= 2 : ctx->topo.nnodes >= 2;
 }
 
 /* One all_reduce point at the gate's size (the sweep's measurement); rank 0 fills cur. */
@@ -259,6 +328,7 @@ sp_status_t sp_accept_perf_run(sp_ctx_t *ctx, const sp_accept_opts_t *o,
     for (int n = 0; ctx->rank == 0 && n < ctx->topo.nnodes; n++) {
         memset(&perf[n], 0, sizeof(perf[n]));
         perf[n].triad_gbps = perf[n].gemm_tflops = perf[n].busbw_gbps = NAN;
+        perf[n].links_gbps = perf[n].links_ratio = perf[n].links_worst_gbps = NAN;
     }
     for (int k = 1; k <= o->spec.repeats && again && status == SP_OK; k++) {
         if (ctx->rank == 0) {
@@ -275,6 +345,12 @@ sp_status_t sp_accept_perf_run(sp_ctx_t *ctx, const sp_accept_opts_t *o,
         if (status == SP_OK && g.busbw && ctx->nranks > 1) {
             status = busbw_attempt(ctx, &g, k, perf);
         }
+        if (status == SP_OK && g.links && links_possible(ctx, &g)) {
+            status = links_attempt(ctx, o, &g, k, perf);
+        }
+        if (status == SP_OK && sp__accept_proxy_check(&o->spec) != NULL) {
+            status = sp__accept_proxy_attempt(ctx, o, k, perf);
+        }
         if (ctx->rank == 0) {
             again = any_perf_fail(&o->spec, nodes, ctx->topo.nnodes, perf);
         }
@@ -283,6 +359,11 @@ sp_status_t sp_accept_perf_run(sp_ctx_t *ctx, const sp_accept_opts_t *o,
     for (int n = 0; ctx->rank == 0 && g.busbw && ctx->nranks == 1 && n < ctx->topo.nnodes; n++) {
         snprintf(perf[n].busbw_evidence, sizeof(perf[n].busbw_evidence),
                  "one rank: an all_reduce moves nothing");
+    }
+    for (int n = 0; ctx->rank == 0 && g.links && !links_possible(ctx, &g) && n < ctx->topo.nnodes;
+         n++) {
+        snprintf(perf[n].links_evidence, sizeof(perf[n].links_evidence),
+                 "fewer than 2 units (per %s): no link to measure", g.links_per);
     }
     return status;
 }

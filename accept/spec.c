@@ -246,6 +246,12 @@ static sp_status_t parse_check(const spec_ctx_t *sc, const cJSON *item, sp_spec_
         return fail_at(sc, item, "check '%s' has no threshold (give at least one of: %s)", d->name,
                        names);
     }
+    {
+        const char *why = sp_check_validate(c);
+        if (why != NULL) {
+            return fail_at(sc, item, "check '%s': %s", d->name, why);
+        }
+    }
     return SP_OK;
 }
 

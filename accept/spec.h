@@ -9,7 +9,7 @@
 #include "status.h"
 
 #define SP_SPEC_MAX_TYPES 8
-#define SP_SPEC_MAX_CHECKS 24
+#define SP_SPEC_MAX_CHECKS 32 /* more than the registry has rows */
 #define SP_SPEC_MAX_PARAMS 4
 #define SP_SPEC_MAX_LIST 16
 
@@ -31,6 +31,10 @@ typedef struct {
     sp_severity_t severity;                /* what breaking a threshold is ("severity") */
     sp_spec_val_t val[SP_SPEC_MAX_PARAMS]; /* by the definition's parameter order */
     double baseline; /* the baseline's median for this node type and check (--baseline); NAN */
+    /* proxy_step: the baseline's runs (each run's median step time, ms) from --baseline */
+    double base_runs_ms[SP_SPEC_MAX_LIST];
+    int nbase_runs;
+    char base_workload[200]; /* what the baseline's proxy runs ran */
 } sp_spec_check_t;
 
 typedef struct {

@@ -227,9 +227,8 @@ static sp_status_t size_timeline(sp_ctx_t *ctx, const proxy_run_t *r)
     return sp_ctx_agree(ctx, sp_timeline_init(&ctx->timeline, ctx->rank, events));
 }
 
-static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
+sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
 {
-    const sp_proxy_opts_t *o = opts;
     sp_model_t model;
     proxy_run_t r;
     sp_status_t st;
@@ -267,6 +266,11 @@ out:
     free_comms(&r);
     free(r.rows);
     return st;
+}
+
+static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
+{
+    return sp_proxy_run(ctx, opts);
 }
 
 /* The lanes are streams of their own: the nccl backend gives the device enough hardware queues

@@ -223,8 +223,8 @@ bad no_threshold 2 "has no threshold" '{"node_types": {"a": {"checks": {
 bad type_field 3 "unknown node type field" '{"node_types": {"a": {
   "checks": {"memory_gib": {"min": 1}},
   "gpu_model": "H100"}}}'
-bad links 2 "not available in this build" '{"node_types": {"a": {"checks": {
-  "links_matrix": {"min": 20}}}}}'
+bad links 2 "'per' must be node or rank" '{"node_types": {"a": {"checks": {
+  "links_matrix": {"min": 20, "per": "gpu"}}}}}'
 bad syntax 3 "not valid JSON" '{"node_types": {"a": {"checks": {
   "memory_gib": {"min": 1}
   "xid": {"fail": [79]}}}}}'

@@ -89,8 +89,14 @@ static void test_bad_specs(void **state)
                "unknown node type field 'kind'");
     expect_bad("{\"node_types\": {\"a\": {\"match\": {\n \"gpu\": 8}, \"checks\": {}}}}", 2,
                "unknown node type field 'match.gpu'");
-    expect_bad("{\"node_types\": {\"a\": {\"checks\": {\n \"links_matrix\": {\"min\": 10}}}}}", 2,
-               "not available in this build");
+    expect_bad("{\"node_types\": {\"a\": {\"checks\": {\n \"links_matrix\": {\"min_ratio\": 2}}}}}",
+               2, "'min_ratio' must lie between 0 and 1");
+    expect_bad("{\"node_types\": {\"a\": {\"checks\": {\n\n \"gemm_tflops\": {\"min\": 1, "
+               "\"dtype\": \"quad\"}}}}}",
+               3, "'dtype' must be float");
+    expect_bad("{\"node_types\": {\"a\": {\"checks\": {\n \"proxy_step\": {\"max_slowdown_pct\": "
+               "5, \"runs\": 1}}}}}",
+               2, "'runs' must be a whole number");
     expect_bad("{\"node_types\": {\"a\": {\"checks\": {\n \"memory_gib\": {\"min\": 1,\n"
                " \"mni\": 2}}}}}",
                3, "no parameter 'mni'");
