@@ -40,6 +40,23 @@ typedef struct {
     double exposed_ms;     /* communication of any lane not under compute */
     double slowdown;       /* compute time / nominal with concurrent communication, over the
                             * same without */
+    /* step_ms = busy_ms + idle_ms + tp_excl_ms + dp_excl_ms + pp_excl_ms: the time without
+     * compute, each instant charged to one cause, in this order: a TP collective in flight, a DP
+     * one, a pipeline send; idle_ms, the rest (nothing in flight, or only pipeline receives
+     * waiting for the neighbour stage), is the pipeline bubble proper */
+    double idle_ms;
+    double tp_excl_ms;
+    double dp_excl_ms;
+    double pp_excl_ms;
+    /* the same split for this rank's stage as the proxy's cost model predicts it before the
+     * first step (proxy_estimate.h: compute at --tflops, communication free); NaN in files of
+     * `predict` and of older versions */
+    double pred_step_ms;
+    double pred_busy_ms;
+    double pred_idle_ms;
+    double pred_tp_excl_ms;
+    double pred_dp_excl_ms;
+    double pred_pp_excl_ms;
 } sp_proxy_rank_row_t;
 
 /* The proxy's configuration, the one row of /proxy/info. */
