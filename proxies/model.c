@@ -30,7 +30,7 @@ static const sp_model_t model_presets[] = {
     SP_PRESET("llama3-405b", 16384, 126, 128, 53248,     8192, 128256, 8,  1),
     /* the host backend's default: a step well under a second at 0.5 TFLOP/s on one rank; the
      * Llama structure (gated MLP, 8 key/value heads), so overrides give what llama3-8b's do */
-    SP_PRESET("tiny",        256,   8,   16,  1024,      256,  4096,   8,  1),
+    SP_PRESET("tiny",        256,   8,   16,  1024,      128,  4096,   8,  1),
 };
 #undef SP_PRESET
 

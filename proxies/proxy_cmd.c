@@ -44,7 +44,7 @@ typedef struct {
     sp_proxy_info_t info;
     sp_engine_t *eng;
     sp_proxy_estimate_t est; /* the cost model's step, each stage's parts */
-    char sharing[320];       /* rank 0: the oversubscription warning, "" when none */
+    char sharing[SP_PROXY_NOTE_LEN]; /* rank 0: the oversubscription warning, "" when none */
     sp_proxy_rank_row_t *rows; /* rank 0: every rank's row of every measured step */
     size_t nrows;
     long max_steps;
@@ -78,6 +78,9 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
                    "on the cap)\n",
                    SP_STOP_RULE_MIN_CONVERGED, o->max_steps);
         }
+    }
+    if (r->sharing[0] != '\0') {
+        printf("# warning: %s\n", r->sharing); /* report prints it from the file too */
     }
     sp_proxy_table_header(stdout);
 }
@@ -325,6 +328,9 @@ static sp_status_t proxy_run(sp_ctx_t *ctx, const void *opts)
         st = sp_proxy_result_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
                                    model.name, sp_proxy_dp_mode_names[r.cfg.dp_mode],
                                    sp_dtype_names[model.dtype], sp_dtype_names[r.cfg.grad_dtype]);
+        if (st == SP_OK && r.sharing[0] != '\0') {
+            st = sp_proxy_result_note_sharing(ctx->result, r.sharing);
+        }
     }
     st = sp_ctx_agree(ctx, st);
     if (st == SP_OK) {

@@ -136,6 +136,11 @@ sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *
     return status;
 }
 
+sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning)
+{
+    return sp_result_attr_str(res, "/proxy", "sharing_warning", warning);
+}
+
 sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)
 {
     sp_status_t status = sp_result_attr_int(res, "/proxy", "predicted", 1);
@@ -218,6 +223,7 @@ sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d)
     sp__result_read_attr(g, "dp_mode", d->dp_mode, sizeof(d->dp_mode));
     sp__result_read_attr(g, "grad_reduce_dtype", d->grad_reduce_dtype,
                          sizeof(d->grad_reduce_dtype)); /* absent before issue 20: "" */
+    sp__result_read_attr(g, "sharing_warning", d->sharing_warning, sizeof(d->sharing_warning));
     if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
         d->predicted = strtol(buf, NULL, 10) != 0;
         sp__result_read_attr(g, "predicted_source", d->predicted_source,
