@@ -75,7 +75,7 @@ else
 fi
 
 # overlap off: no data-parallel communication under compute
-dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +bubble/{s=1; next} s && /^# +[01] /{print $14}' | sort -u | tr '\n' ' ')
+dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +idle/{s=1; next} /^# where/{s=0} s && /^# +[01] /{print $12}' | sort -u | tr '\n' ' ')
 [ "$dp_ovl" = "0.000 " ] && ok "overlap off: dp overlap 0.000 on both stages" ||
   not_ok "overlap off: dp overlap '$dp_ovl'"
 
