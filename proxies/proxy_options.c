@@ -143,7 +143,8 @@ void sp_proxy_resolve_model(sp_proxy_opts_t *opts, int gpu)
 }
 
 /* Whether this run will be on GPUs: --backend nccl, or auto with the nccl backend built and a
- * GPU visible (what sp_backend_open will choose). */
+ * GPU visible (what sp_backend_open will choose). Counting the devices creates no CUDA context,
+ * so the backend still sets CUDA_DEVICE_MAX_CONNECTIONS before the context reads it. */
 static int runs_on_gpu(const sp_proxy_opts_t *opts)
 {
     char why[256];
