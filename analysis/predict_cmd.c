@@ -157,6 +157,7 @@ static int parse(predict_t *pr, int argc, char **argv)
         sp_opts_help(&pr->tab.table, stdout);
         return -1;
     }
+    sp_proxy_resolve_model(&o->proxy, 1); /* a prediction is for GPUs: auto is llama3-8b */
     if (sp_proxy_model(&o->proxy, &pr->model) != SP_OK) {
         snprintf(err, sizeof(err), "unknown --model '%.64s'", o->proxy.model);
         return bad(err);

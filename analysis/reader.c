@@ -60,6 +60,8 @@ static sp_status_t read_proxy(hid_t file, sp_reader_t *rd)
     snprintf(rd->proxy_model, sizeof(rd->proxy_model), "%s", d.model);
     snprintf(rd->proxy_dp_mode, sizeof(rd->proxy_dp_mode), "%s", d.dp_mode);
     rd->proxy_predicted = d.predicted;
+    snprintf(rd->proxy_sharing_warning, sizeof(rd->proxy_sharing_warning), "%s",
+             d.sharing_warning);
     snprintf(rd->proxy_predicted_source, sizeof(rd->proxy_predicted_source), "%s",
              d.predicted_source);
     return status;

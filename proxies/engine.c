@@ -32,7 +32,7 @@ struct sp_engine {
     void *send_buf[SP_LANE_COUNT];
     void *recv_buf[SP_LANE_COUNT];
     sp_interval_t *iv;      /* per task, ns from the reference */
-    sp_interval_t *scratch; /* 2 (n tasks + 1): sp_step_metrics */
+    sp_interval_t *scratch; /* 3 (n tasks + 1): sp_step_metrics */
     int64_t ref_host_ns;
     sp_watchdog_t *wd;      /* shown each completed task (sp_engine_set_watchdog); NULL: none */
 };
@@ -110,7 +110,7 @@ static sp_status_t create_buffers(sp_engine_t *e)
 
     e->ev = calloc(n_ev, sizeof(*e->ev));
     e->iv = calloc(e->prog.n + 1, sizeof(*e->iv));
-    e->scratch = calloc(2 * e->prog.n + 2, sizeof(*e->scratch));
+    e->scratch = calloc(3 * e->prog.n + 3, sizeof(*e->scratch));
     if (e->ev == NULL || e->iv == NULL || e->scratch == NULL) {
         return SP_ERR_NOMEM;
     }

@@ -321,6 +321,13 @@ static void op_costs(const sp_program_t *pr, const sp_interval_t *iv, sp_interva
 }
 
 /* The schedule's own bubble per stage: the replay with the simulated mean op spans. */
+/* A prediction has no prediction of its own to compare with. */
+static void set_pred_nan(sp_proxy_rank_row_t *r)
+{
+    r->pred_step_ms = r->pred_busy_ms = r->pred_idle_ms = NAN;
+    r->pred_tp_excl_ms = r->pred_dp_excl_ms = r->pred_pp_excl_ms = NAN;
+}
+
 static sp_status_t replay_fracs(const sim_t *m, sp_interval_t *scratch, double *frac)
 {
     sp_replay_cost_t *costs = calloc((size_t)m->p, sizeof(*costs));
@@ -391,7 +398,7 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
         most = progs[s].n + 1 > most ? progs[s].n + 1 : most;
     }
     if (st == SP_OK) {
-        u = malloc(2 * most * sizeof(*u)); /* sp_step_metrics' scratch */
+        u = malloc(3 * most * sizeof(*u)); /* sp_step_metrics' scratch */
         frac = calloc((size_t)p, sizeof(*frac));
         out.stages = calloc((size_t)p, sizeof(*out.stages));
         out.spans = calloc((size_t)p, sizeof(*out.spans));
@@ -410,6 +417,7 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
             sp_step_metrics(&progs[s], out.spans[s], out.step_ns, u, &out.stages[s].m,
                             &out.stages[s].busy_ns);
             out.stages[s].m.predicted_frac = frac[s];
+            set_pred_nan(&out.stages[s].m);
         }
         *res = out;
         m.iv = NULL; /* owned by the result now, through spans[0] */

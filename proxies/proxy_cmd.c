@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "engine.h"
 #include "proxy_table.h"
 #include "log.h"
+#include "proxy_estimate.h"
 #include "proxy_options.h"
 #include "proxy_result.h"
 #include "runner.h"
@@ -26,9 +28,13 @@ static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int
     return sp_proxy_opts_parse(argc, argv, first, opts, help_p, err, errlen);
 }
 
+/* The layout and schedule checks, then the guard: a run that cannot finish its warm-up and
+ * fewest steps within --max-time by the cost model is refused before any file is created. */
 static sp_status_t proxy_check_world(const void *opts, int nranks, char *err, size_t errlen)
 {
-    return sp_proxy_opts_check_world(opts, nranks, err, errlen);
+    sp_status_t st = sp_proxy_opts_check_world(opts, nranks, err, errlen);
+
+    return st == SP_OK ? sp_proxy_guard(opts, nranks, err, errlen) : st;
 }
 
 typedef struct {
@@ -37,6 +43,8 @@ typedef struct {
     sp_program_config_t cfg;
     sp_proxy_info_t info;
     sp_engine_t *eng;
+    sp_proxy_estimate_t est; /* the cost model's step, each stage's parts */
+    char sharing[SP_PROXY_NOTE_LEN]; /* rank 0: the oversubscription warning, "" when none */
     sp_proxy_rank_row_t *rows; /* rank 0: every rank's row of every measured step */
     size_t nrows;
     long max_steps;
@@ -70,6 +78,9 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
                    "on the cap)\n",
                    SP_STOP_RULE_MIN_CONVERGED, o->max_steps);
         }
+    }
+    if (r->sharing[0] != '\0') {
+        printf("# warning: %s\n", r->sharing); /* report prints it from the file too */
     }
     sp_proxy_table_header(stdout);
 }
@@ -180,6 +191,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
         if (st != SP_OK) {
             break;
         }
+        sp_proxy_estimate_apply(&r->est, &mine);
         sp_engine_record(r->eng, (int)done, &ctx->timeline);
         MPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, at, (int)sizeof(mine), MPI_BYTE, 0,
                    ctx->world);
@@ -205,6 +217,9 @@ static sp_status_t setup(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r
     if (st == SP_OK) {
         st = sp_proxy_info(o, &r->layout, &r->info);
     }
+    if (st == SP_OK) {
+        st = sp_proxy_estimate(&r->cfg, &r->est);
+    }
     r->max_steps = o->steps > 0 ? o->steps : o->max_steps;
     if (st == SP_OK && ctx->rank == 0) {
         r->rows = calloc((size_t)r->max_steps * (size_t)ctx->nranks, sizeof(*r->rows));
@@ -216,6 +231,62 @@ static sp_status_t setup(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r
                 r->layout.tp, ctx->topo.local_size);
     }
     return sp_ctx_agree(ctx, st);
+}
+
+/* Rank 0: the first pair of ranks on one node with the same GPU (bus id), 0 when none. */
+static int shared_gpu(const sp_topo_t *topo, int *a_p, int *b_p)
+{
+    for (int a = 0; topo->ranks != NULL && a < topo->nranks; a++) {
+        for (int b = a + 1; b < topo->nranks; b++) {
+            const sp_topo_rank_t *x = &topo->ranks[a], *y = &topo->ranks[b];
+            if (x->node == y->node && strcmp(x->bus_id, "-") != 0 &&
+                strcmp(x->bus_id, y->bus_id) == 0) {
+                *a_p = a;
+                *b_p = b;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Lanes that time-share one processor distort every overlap and exposed-communication figure:
+ * on the host, a node's ranks x their busy lanes (one stream thread each) against its online
+ * cores; on GPUs, two ranks on one device. Rank 0 prints one warning (stderr) and keeps it in
+ * note. Collective. */
+static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, char *note, size_t len)
+{
+    int used[SP_LANE_COUNT] = {0}, lanes = 0, node_threads = 0, a = 0, b = 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int in[2], worst[2], tc[2]; /* threads beyond the cores, rank */
+
+    for (size_t i = 0; i < prog->n; i++) {
+        lanes += used[prog->tasks[i].lane]++ == 0;
+    }
+    MPI_Allreduce(&lanes, &node_threads, 1, MPI_INT, MPI_SUM, ctx->topo.node_comm);
+    in[0] = node_threads - (int)(cores > 0 ? cores : node_threads);
+    in[1] = ctx->rank;
+    MPI_Allreduce(in, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
+    tc[0] = node_threads;
+    tc[1] = (int)cores;
+    MPI_Bcast(tc, 2, MPI_INT, worst[1], ctx->world); /* that node's threads and cores */
+    note[0] = '\0';
+    if (ctx->rank != 0) {
+        return;
+    }
+    if (ctx->backend.kind == SP_BACKEND_NCCL && shared_gpu(&ctx->topo, &a, &b)) {
+        snprintf(note, len, "ranks %d and %d share the GPU %s on %s: their lanes time-share it, "
+                 "so overlap and exposed communication are distorted", a, b,
+                 ctx->topo.ranks[a].bus_id, ctx->topo.ranks[a].host);
+    } else if (ctx->backend.kind != SP_BACKEND_NCCL && worst[0] > 0) {
+        const char *host = ctx->topo.ranks != NULL ? ctx->topo.ranks[worst[1]].host : "?";
+        snprintf(note, len, "oversubscribed: %d stream threads (ranks on the node x their busy "
+                 "lanes) on %ld online cores of %s: lanes time-share cores, so overlap and "
+                 "exposed communication are distorted", tc[0], (long)tc[1], host);
+    }
+    if (note[0] != '\0') {
+        fprintf(stderr, "scaleprobe proxy: warning: %s\n", note);
+    }
 }
 
 /* The timeline holds every task of every measured step (the program is known only now). */
@@ -247,12 +318,18 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     if (st == SP_OK) {
         st = size_timeline(ctx, &r);
     }
+    if (st == SP_OK) {
+        warn_sharing(ctx, sp_engine_program(r.eng), r.sharing, sizeof(r.sharing));
+    }
     if (st == SP_OK && ctx->rank == 0) {
         sp_proxy_model(o, &model);
         print_header(ctx, &r, o);
         st = sp_proxy_result_begin(ctx->result, &r.info, sp_schedule_kind_name(r.cfg.kind),
                                    model.name, sp_proxy_dp_mode_names[r.cfg.dp_mode],
                                    sp_dtype_names[model.dtype], sp_dtype_names[r.cfg.grad_dtype]);
+        if (st == SP_OK && r.sharing[0] != '\0') {
+            st = sp_proxy_result_note_sharing(ctx->result, r.sharing);
+        }
     }
     st = sp_ctx_agree(ctx, st);
     if (st == SP_OK) {
@@ -263,6 +340,7 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     }
     sp_engine_destroy(r.eng);
 out:
+    sp_proxy_estimate_free(&r.est);
     free_comms(&r);
     free(r.rows);
     return st;

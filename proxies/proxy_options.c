@@ -13,8 +13,10 @@ static const char *const on_off[] = {"on", "off"};
 #define OFF(field) offsetof(sp_proxy_opts_t, field)
 
 static const sp_opt_def_t proxy_defs[] = {
-    {"model", 'm', SP_OPT_STRING, OFF(model), "llama3-8b", "NAME",
-     "model preset: gpt3-175b, llama3-8b, llama3-70b, llama3-405b", 0, -1, NULL, 0},
+    {"model", 'm', SP_OPT_STRING, OFF(model), "auto", "NAME",
+     "model preset: gpt3-175b, llama3-8b, llama3-70b, llama3-405b, tiny; auto: tiny on the "
+     "host backend (a step well under a second), llama3-8b on GPUs",
+     0, -1, NULL, 0},
     {"layers", 0, SP_OPT_INT, OFF(layers), "0", "N", "override the preset's layers; default: the preset's", 1,
      1e6, NULL, 0},
     {"hidden", 0, SP_OPT_INT, OFF(hidden), "0", "N", "override the hidden size; default: the preset's", 1, 1e7,
@@ -133,6 +135,27 @@ sp_status_t sp_proxy_model(const sp_proxy_opts_t *opts, sp_model_t *model_p)
     return SP_OK;
 }
 
+void sp_proxy_resolve_model(sp_proxy_opts_t *opts, int gpu)
+{
+    if (strcmp(opts->model, "auto") == 0) {
+        snprintf(opts->model, sizeof(opts->model), "%s", gpu ? "llama3-8b" : "tiny");
+    }
+}
+
+/* Whether this run will be on GPUs: --backend nccl, or auto with the nccl backend built and a
+ * GPU visible (what sp_backend_open will choose). Counting the devices creates no CUDA context,
+ * so the backend still sets CUDA_DEVICE_MAX_CONNECTIONS before the context reads it. */
+static int runs_on_gpu(const sp_proxy_opts_t *opts)
+{
+    char why[256];
+
+    if (opts->run.backend == SP_BACKEND_NCCL) {
+        return 1;
+    }
+    return opts->run.backend == SP_BACKEND_AUTO && sp_backend_have_nccl() &&
+           sp_backend_gpu_count(why, sizeof(why)) > 0;
+}
+
 sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_t *opts,
                                 int *help_p, char *err, size_t errlen)
 {
@@ -144,6 +167,9 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     status = sp_opts_parse(&sp_proxy_opt_table, argc, argv, first, opts, help_p, NULL, err, errlen);
     if (status != SP_OK || *help_p) {
         return status;
+    }
+    if (strcmp(opts->model, "auto") == 0) {
+        sp_proxy_resolve_model(opts, runs_on_gpu(opts));
     }
     if (sp_proxy_model(opts, &model) != SP_OK) {
         char known[256] = "";

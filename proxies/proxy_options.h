@@ -51,6 +51,10 @@ extern const sp_opt_table_t sp_proxy_opt_table;
 sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_t *opts,
                                 int *help_p, char *err, size_t errlen);
 
+/* --model auto (the default) becomes the host default, tiny, or on GPUs (gpu != 0) llama3-8b;
+ * any other name is kept. */
+void sp_proxy_resolve_model(sp_proxy_opts_t *opts, int gpu);
+
 /* The layout for a world of nranks: tp as given, pp and dp from the world where 0 (both 0: dp
  * 1). SP_ERR_INVALID with the reason when the sizes do not divide the world. */
 sp_status_t sp_proxy_layout(const sp_proxy_opts_t *opts, int nranks, sp_layout_t *layout_p,

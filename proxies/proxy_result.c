@@ -3,6 +3,7 @@
  * and the same group read back. */
 #include "proxy_result.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,16 @@ hid_t sp__proxy_rank_type(void)
     PD(dp_exposed_ms);
     PD(exposed_ms);
     PD(slowdown);
+    PD(idle_ms);
+    PD(tp_excl_ms);
+    PD(dp_excl_ms);
+    PD(pp_excl_ms);
+    PD(pred_step_ms);
+    PD(pred_busy_ms);
+    PD(pred_idle_ms);
+    PD(pred_tp_excl_ms);
+    PD(pred_dp_excl_ms);
+    PD(pred_pp_excl_ms);
 #undef PI
 #undef PD
     return t;
@@ -125,11 +136,33 @@ sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *
     return status;
 }
 
+sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning)
+{
+    return sp_result_attr_str(res, "/proxy", "sharing_warning", warning);
+}
+
 sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)
 {
     sp_status_t status = sp_result_attr_int(res, "/proxy", "predicted", 1);
 
     return status == SP_OK ? sp_result_attr_str(res, "/proxy", "predicted_source", source) : status;
+}
+
+/* Whether the table's stored row type has the member (files of older versions lack the split
+ * of the non-compute time and the prediction: those fields read as NaN). */
+static int has_member(hid_t file, const char *table, const char *member)
+{
+    hid_t d = H5Dopen2(file, table, H5P_DEFAULT);
+    hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+    int yes = t >= 0 && H5Tget_member_index(t, member) >= 0;
+
+    if (t >= 0) {
+        H5Tclose(t);
+    }
+    if (d >= 0) {
+        H5Dclose(d);
+    }
+    return yes;
 }
 
 static sp_status_t read_tables(hid_t file, sp_proxy_result_data_t *d)
@@ -154,6 +187,19 @@ static sp_status_t read_tables(hid_t file, sp_proxy_result_data_t *d)
         H5Tclose(type);
         d->rows = p;
     }
+    if (status == SP_OK && d->nrows > 0 && !has_member(file, "/proxy/ranks", "idle_ms")) {
+        for (size_t i = 0; i < d->nrows; i++) {
+            sp_proxy_rank_row_t *r = &d->rows[i];
+            r->idle_ms = r->tp_excl_ms = r->dp_excl_ms = r->pp_excl_ms = NAN;
+        }
+    }
+    if (status == SP_OK && d->nrows > 0 && !has_member(file, "/proxy/ranks", "pred_step_ms")) {
+        for (size_t i = 0; i < d->nrows; i++) {
+            sp_proxy_rank_row_t *r = &d->rows[i];
+            r->pred_step_ms = r->pred_busy_ms = r->pred_idle_ms = NAN;
+            r->pred_tp_excl_ms = r->pred_dp_excl_ms = r->pred_pp_excl_ms = NAN;
+        }
+    }
     return status;
 }
 
@@ -177,6 +223,7 @@ sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d)
     sp__result_read_attr(g, "dp_mode", d->dp_mode, sizeof(d->dp_mode));
     sp__result_read_attr(g, "grad_reduce_dtype", d->grad_reduce_dtype,
                          sizeof(d->grad_reduce_dtype)); /* absent before issue 20: "" */
+    sp__result_read_attr(g, "sharing_warning", d->sharing_warning, sizeof(d->sharing_warning));
     if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
         d->predicted = strtol(buf, NULL, 10) != 0;
         sp__result_read_attr(g, "predicted_source", d->predicted_source,

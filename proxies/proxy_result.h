@@ -40,6 +40,23 @@ typedef struct {
     double exposed_ms;     /* communication of any lane not under compute */
     double slowdown;       /* compute time / nominal with concurrent communication, over the
                             * same without */
+    /* step_ms = busy_ms + idle_ms + tp_excl_ms + dp_excl_ms + pp_excl_ms: the time without
+     * compute, each instant charged to one cause, in this order: a TP collective in flight, a DP
+     * one, a pipeline send; idle_ms, the rest (nothing in flight, or only pipeline receives
+     * waiting for the neighbour stage), is the pipeline bubble proper */
+    double idle_ms;
+    double tp_excl_ms;
+    double dp_excl_ms;
+    double pp_excl_ms;
+    /* the same split for this rank's stage as the proxy's cost model predicts it before the
+     * first step (proxy_estimate.h: compute at --tflops, communication free); NaN in files of
+     * `predict` and of older versions */
+    double pred_step_ms;
+    double pred_busy_ms;
+    double pred_idle_ms;
+    double pred_tp_excl_ms;
+    double pred_dp_excl_ms;
+    double pred_pp_excl_ms;
 } sp_proxy_rank_row_t;
 
 /* The proxy's configuration, the one row of /proxy/info. */
@@ -53,6 +70,8 @@ typedef struct {
     double bucket_mib;
 } sp_proxy_info_t;
 
+#define SP_PROXY_NOTE_LEN 320
+
 /* /proxy read back: everything empty / 0 in a file without /proxy. */
 typedef struct {
     int has_info; /* /proxy/info had its one row */
@@ -65,6 +84,7 @@ typedef struct {
     char grad_reduce_dtype[16]; /* "float" or "bfloat16"; "" in older files */
     int predicted;               /* attribute predicted: written by `predict` */
     char predicted_source[1100]; /* its cost model (predicted_source) */
+    char sharing_warning[SP_PROXY_NOTE_LEN]; /* attribute sharing_warning; "" when absent */
 } sp_proxy_result_data_t;
 
 /* HDF5 types of the tables (caller closes them with H5Tclose). */
@@ -83,6 +103,10 @@ sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *
 /* Mark /proxy (after sp_proxy_result_begin) as predicted by `scaleprobe predict`, not measured:
  * attributes predicted = 1 and predicted_source (the cost model: sweep file or alpha-beta). */
 sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source);
+
+/* The run shared processors (ranks x lanes above the cores, or a GPU): attribute
+ * sharing_warning of /proxy (after sp_proxy_result_begin) holds the warning it printed. */
+sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning);
 
 /* Read /proxy of an open file into d (zeroed first; nothing else when the file has none).
  * SP_ERR_FORMAT for unreadable tables, SP_ERR_NOMEM; d->rows is the caller's even then. */

@@ -6,9 +6,28 @@
 
 #include "seqstats.h"
 
+/* The idle share of a rank's step; files before the split (NaN idle_ms): the whole bubble. */
+static double idle_frac(const sp_proxy_rank_row_t *r)
+{
+    if (isnan(r->idle_ms) || !(r->step_ms > 0)) {
+        return r->bubble_frac;
+    }
+    return r->idle_ms / r->step_ms;
+}
+
+/* The cost model's idle share of the rank's stage; files without it (a prediction, older
+ * versions): the schedule's replay. */
+static double pred_idle_frac(const sp_proxy_rank_row_t *r)
+{
+    if (isnan(r->pred_idle_ms) || !(r->pred_step_ms > 0)) {
+        return r->predicted_frac;
+    }
+    return r->pred_idle_ms / r->pred_step_ms;
+}
+
 void sp_proxy_table_header(FILE *out)
 {
-    fprintf(out, "%6s %12s %10s %10s %6s %12s %6s\n", "step", "step_ms", "bubble", "max_bubble",
+    fprintf(out, "%6s %12s %10s %10s %6s %12s %6s\n", "step", "step_ms", "idle", "max_idle",
             "rank", "max_exposed", "rank");
 }
 
@@ -20,30 +39,35 @@ void sp_proxy_table_step(FILE *out, const sp_proxy_rank_row_t *rows, size_t n)
     if (n == 0) {
         return;
     }
+    /* idle: the pipeline bubble proper (no compute, no communication but receives waiting) */
     for (size_t i = 0; i < n; i++) {
-        sum += rows[i].bubble_frac;
-        ib = rows[i].bubble_frac > rows[ib].bubble_frac ? i : ib;
+        sum += idle_frac(&rows[i]);
+        ib = idle_frac(&rows[i]) > idle_frac(&rows[ib]) ? i : ib;
         ie = rows[i].exposed_ms > rows[ie].exposed_ms ? i : ie;
     }
     fprintf(out, "%6d %12.3f %10.4f %10.4f %6d %9.3f ms %6d\n", rows[0].step, rows[0].step_ms,
-            sum / (double)n, rows[ib].bubble_frac, rows[ib].rank, rows[ie].exposed_ms,
+            sum / (double)n, idle_frac(&rows[ib]), rows[ib].rank, rows[ie].exposed_ms,
             rows[ie].rank);
     fflush(out);
 }
 
 /* Mean of a field over the rows of one stage (all steps, all ranks), NaNs skipped. */
-#define N_FIELDS 14
+enum {
+    F_IDLE, F_PRED, F_NONCOMP, F_TPX, F_PPX, F_DPX, F_TPO, F_PPO, F_DPO, F_SLOW, F_BUSY,
+    F_STEP, F_IDLE_MS, F_P_STEP, F_P_BUSY, F_P_IDLE, F_P_TPX, F_P_PPX, F_P_DPX, N_FIELDS
+};
 static void stage_means(const sp_proxy_rank_row_t *rows, size_t n, int stage, double *mean)
 {
     double sum[N_FIELDS] = {0}, cnt[N_FIELDS] = {0};
 
     for (size_t i = 0; i < n; i++) {
         const sp_proxy_rank_row_t *r = &rows[i];
-        double x[N_FIELDS] = {r->bubble_frac,   r->predicted_frac, r->warmup_ms,
-                              r->steady_ms,     r->cooldown_ms,    r->tp_exposed_ms,
-                              r->pp_exposed_ms, r->dp_exposed_ms,  r->tp_overlap,
-                              r->pp_overlap,    r->dp_overlap,     r->slowdown,
-                              r->busy_ms,       r->exposed_ms};
+        double x[N_FIELDS] = {
+            idle_frac(r),    pred_idle_frac(r),  r->bubble_frac,     r->tp_excl_ms,
+            r->pp_excl_ms,   r->dp_excl_ms,      r->tp_overlap,      r->pp_overlap,
+            r->dp_overlap,   r->slowdown,        r->busy_ms,         r->step_ms,
+            r->idle_ms,      r->pred_step_ms,    r->pred_busy_ms,    r->pred_idle_ms,
+            r->pred_tp_excl_ms, r->pred_pp_excl_ms, r->pred_dp_excl_ms};
         if (r->stage != stage) {
             continue;
         }
@@ -147,42 +171,112 @@ static void print_overall(FILE *out, const sp_proxy_info_t *info, const sp_proxy
     free(steps);
 }
 
+/* Per stage: the stage table (idle, the schedule's prediction, exposed communication by
+ * cause, overlaps, slowdown). */
+static void print_stages(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
+                         size_t n)
+{
+    fprintf(out, "# per stage, means over its ranks and the measured steps (idle: share of the "
+                 "step with no compute and nothing in flight but pipeline receives; predicted: "
+                 "the same by the cost model below; non_compute: idle and exposed "
+                 "communication; *_exp: exposed communication, ms, each instant charged once, "
+                 "tp before dp before pp sends; overlap = |comm and compute| / |comm|; n/a: no "
+                 "traffic)\n");
+    fprintf(out, "# %5s %8s %9s %8s %11s %9s %9s %9s %7s %7s %7s %8s\n", "stage", "idle",
+            "predicted", "excess", "non_compute", "tp_exp", "pp_exp", "dp_exp", "tp_ovl",
+            "pp_ovl", "dp_ovl", "slowdown");
+    for (int st = 0; st < info->pp; st++) {
+        double m[N_FIELDS];
+        char ovl[4][16];
+        stage_means(rows, n, st, m);
+        if (isnan(m[F_STEP])) {
+            continue;
+        }
+        for (int f = 0; f < 4; f++) {
+            num_or_na(ovl[f], sizeof(ovl[f]), m[F_TPO + f]);
+        }
+        /* excess: the idle time the schedule does not explain (late neighbours, stragglers) */
+        fprintf(out, "# %5d %8.4f %9.4f %+7.1f%% %11.4f %9.3f %9.3f %9.3f %7s %7s %7s %8s\n", st,
+                m[F_IDLE], m[F_PRED], m[F_PRED] > 0 ? 100.0 * (m[F_IDLE] / m[F_PRED] - 1.0) : 0.0,
+                m[F_NONCOMP], m[F_TPX], m[F_PPX], m[F_DPX], ovl[0], ovl[1], ovl[2], ovl[3]);
+    }
+}
+
+static const char *const gap_names[5] = {
+    "compute", "pipeline idle", "exposed TP communication", "exposed PP communication",
+    "exposed DP communication"};
+
+/* Per stage: the measured step against the cost model's, the gap split into compute, pipeline
+ * idle and exposed TP, PP, DP communication; then one sentence naming the largest part. */
+static void print_gap(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
+                      size_t n)
+{
+    double best = 0.0, best_gap = 0.0;
+    int best_part = -1, best_stage = -1, any = 0;
+
+    for (int st = 0; st < info->pp; st++) {
+        double m[N_FIELDS], part[5];
+        stage_means(rows, n, st, m);
+        if (isnan(m[F_STEP]) || isnan(m[F_P_STEP])) {
+            continue;
+        }
+        if (!any) {
+            fprintf(out, "# where the step's time goes, per stage, against the cost model's "
+                         "prediction (ms; predicted: compute at --tflops, communication free, "
+                         "the simulation of `scaleprobe predict`; gap = measured - predicted = "
+                         "the sum of the five parts)\n");
+            fprintf(out, "# %5s %10s %10s %10s %9s %9s %9s %9s %9s\n", "stage", "measured",
+                    "predicted", "gap", "compute", "idle", "tp_exp", "pp_exp", "dp_exp");
+            any = 1;
+        }
+        part[0] = m[F_BUSY] - m[F_P_BUSY];
+        part[1] = m[F_IDLE_MS] - m[F_P_IDLE];
+        part[2] = m[F_TPX] - m[F_P_TPX];
+        part[3] = m[F_PPX] - m[F_P_PPX];
+        part[4] = m[F_DPX] - m[F_P_DPX];
+        fprintf(out, "# %5d %10.3f %10.3f %+10.3f %+9.3f %+9.3f %+9.3f %+9.3f %+9.3f\n", st,
+                m[F_STEP], m[F_P_STEP], m[F_STEP] - m[F_P_STEP], part[0], part[1], part[2],
+                part[3], part[4]);
+        for (int k = 0; k < 5; k++) {
+            if (part[k] > best) {
+                best = part[k];
+                best_part = k;
+                best_stage = st;
+                best_gap = m[F_STEP] - m[F_P_STEP];
+            }
+        }
+    }
+    if (best_part >= 0) {
+        fprintf(out, "# the largest part of the gap: %s, %+.3f ms of the %+.3f ms between the "
+                     "measured and the predicted step (stage %d)\n",
+                gap_names[best_part], best, best_gap, best_stage);
+    } else if (any) {
+        fprintf(out, "# the measured step is no longer than the prediction in any part\n");
+    }
+}
+
 void sp_proxy_table_summary(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
                             size_t n)
 {
     size_t slow = 0;
 
-    print_overall(out, info, rows, n);
-    fprintf(out, "# per stage, means over its ranks and the measured steps (ms; overlap = "
-                 "|comm and compute| / |comm|; n/a: no traffic)\n");
-    fprintf(out, "# %5s %8s %9s %8s %9s %9s %9s %9s %9s %9s %7s %7s %7s %8s\n", "stage",
-            "bubble", "predicted", "excess", "warmup", "steady", "cooldown", "tp_exp", "pp_exp",
-            "dp_exp", "tp_ovl", "pp_ovl", "dp_ovl", "slowdown");
-    for (int st = 0; st < info->pp; st++) {
-        double m[N_FIELDS];
-        stage_means(rows, n, st, m);
-        if (isnan(m[0])) {
-            continue;
-        }
-        char ovl[4][16];
-        for (int f = 0; f < 4; f++) {
-            num_or_na(ovl[f], sizeof(ovl[f]), m[8 + f]);
-        }
-        /* excess: what the schedule does not explain: communication, latency, stragglers */
-        fprintf(out, "# %5d %8.4f %9.4f %+7.1f%% %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7s %7s "
-                     "%7s %8s\n",
-                st, m[0], m[1], m[1] > 0 ? 100.0 * (m[0] / m[1] - 1.0) : 0.0, m[2], m[3], m[4],
-                m[5], m[6], m[7], ovl[0], ovl[1], ovl[2], ovl[3]);
+    if (n == 0) {
+        fprintf(out, "# no measured step finished (the run stopped in its warm-up or its first "
+                     "measured step): no step time, throughput or per-stage figures\n");
+        return;
     }
+    print_overall(out, info, rows, n);
+    print_stages(out, info, rows, n);
+    print_gap(out, info, rows, n);
     for (size_t i = 0; i < n; i++) {
         slow = rows[i].busy_ms > rows[slow].busy_ms ? i : slow;
     }
-    if (n > 0) {
+    {
         double m[N_FIELDS];
         stage_means(rows, n, rows[slow].stage, m);
         fprintf(out, "# most compute time: rank %d (stage %d, dp %d, tp %d) %.3f ms in step %d; "
                      "its stage's mean %.3f ms\n",
                 rows[slow].rank, rows[slow].stage, rows[slow].dp, rows[slow].tp,
-                rows[slow].busy_ms, rows[slow].step, m[12]);
+                rows[slow].busy_ms, rows[slow].step, m[F_BUSY]);
     }
 }

@@ -78,6 +78,53 @@ static double slowdown(const sp_program_t *prog, const sp_interval_t *iv,
     return (sum[1] / cnt[1]) / (sum[0] / cnt[0]);
 }
 
+/* Length of the task intervals of one lane class (sends only when sends_only) outside the
+ * union list *cover (of *ncover intervals), then that class merged into *cover. set: room for
+ * prog->n; cover: room for prog->n + 1 (every task's interval at most once in all). */
+static int64_t charge_class(const sp_program_t *prog, const sp_interval_t *iv, int cls,
+                            int sends_only, sp_interval_t *set, sp_interval_t *cover,
+                            size_t *ncover)
+{
+    size_t k = 0, nu = 0;
+    int64_t len, outside;
+
+    for (size_t i = 0; i < prog->n; i++) {
+        if ((int)sp_lane_class(prog->tasks[i].lane) == cls &&
+            (!sends_only || prog->tasks[i].kind == SP_TASK_SEND)) {
+            set[k++] = iv[i];
+        }
+    }
+    sp_intervals_union(set, k, set, &nu);
+    len = sp_intervals_length(set, nu);
+    outside = len - sp_intervals_intersect_length(set, nu, cover, *ncover);
+    for (size_t i = 0; i < nu; i++) {
+        cover[*ncover + i] = set[i];
+    }
+    sp_intervals_union(cover, *ncover + nu, cover, ncover);
+    return outside;
+}
+
+/* The time without compute split by cause (proxy_result.h: idle_ms and the *_excl_ms). */
+static void split_non_compute(const sp_program_t *prog, const sp_interval_t *iv, int64_t step_ns,
+                              const sp_interval_t *u, size_t nu, sp_interval_t *scratch,
+                              sp_proxy_rank_row_t *r)
+{
+    sp_interval_t *cover = scratch, *set = scratch + prog->n + 1;
+    size_t ncover = nu;
+    int64_t tp, dp, pp, busy = sp_intervals_length(u, nu);
+
+    for (size_t i = 0; i < nu; i++) {
+        cover[i] = u[i];
+    }
+    tp = charge_class(prog, iv, SP_LANE_CLASS_TP, 0, set, cover, &ncover);
+    dp = charge_class(prog, iv, SP_LANE_CLASS_DP, 0, set, cover, &ncover);
+    pp = charge_class(prog, iv, SP_LANE_CLASS_PP, 1, set, cover, &ncover);
+    r->tp_excl_ms = (double)tp / 1e6;
+    r->dp_excl_ms = (double)dp / 1e6;
+    r->pp_excl_ms = (double)pp / 1e6;
+    r->idle_ms = (double)(step_ns - busy - tp - dp - pp) / 1e6;
+}
+
 void sp_step_metrics(const sp_program_t *prog, const sp_interval_t *iv, int64_t step_ns,
                      sp_interval_t *scratch, sp_proxy_rank_row_t *r, int64_t *busy_ns_p)
 {
@@ -105,6 +152,7 @@ void sp_step_metrics(const sp_program_t *prog, const sp_interval_t *iv, int64_t 
                              sp_intervals_intersect_length(comm, ncomm, u, nu)) /
                     1e6;
     r->slowdown = slowdown(prog, iv, comm, ncomm);
+    split_non_compute(prog, iv, step_ns, u, nu, comm, r);
     if (busy_ns_p != NULL) {
         *busy_ns_p = busy;
     }

@@ -14,8 +14,9 @@
  * last task of any rank). Fills every field of *r but its identity (step, rank, stage, dp, tp)
  * and predicted_frac: step and busy time, bubble and its phases, per lane class the length,
  * overlap with compute and exposed time, all communication exposed, compute slowdown under
- * communication. *busy_ns_p (may be NULL) gets the exact busy time. scratch: room for
- * 2 (prog->n + 1) intervals. */
+ * communication, the time without compute split by cause (idle_ms, *_excl_ms; pred_* are left
+ * as they are). *busy_ns_p (may be NULL) gets the exact busy time. scratch: room for
+ * 3 (prog->n + 1) intervals. */
 void sp_step_metrics(const sp_program_t *prog, const sp_interval_t *iv, int64_t step_ns,
                      sp_interval_t *scratch, sp_proxy_rank_row_t *r, int64_t *busy_ns_p);
 

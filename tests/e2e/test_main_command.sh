@@ -42,7 +42,7 @@ again=$("$SCALEPROBE" report "$file" | awk '/^# all_reduce/{s=1} s && $1=="52428
 pfile=$(ls "$TMP"/results/proxy-*.h5 2>/dev/null | head -1)
 [ -n "$pfile" ] && h5dump -a /status "$pfile" | grep -q complete && ok "proxy result file complete: $(basename "$pfile")" ||
   not_ok "no complete proxy result file"
-grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 1' "$TMP/out" &&
+grep -q '^# training proxy: tiny, schedule 1f1b, dp 2 x pp 2 x tp 1' "$TMP/out" &&
   grep -q '^# tokens/s [0-9.]* .*over the mean step time' "$TMP/out" &&
   grep -q '^# schedule efficiency [0-9.]*%' "$TMP/out" &&
   grep -q '^# MFU not reported: it needs the hardware.s peak (--peak-tflops)' "$TMP/out" &&

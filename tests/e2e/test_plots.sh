@@ -166,7 +166,9 @@ fi
 # one proxy file: per-stage bubble as report prints it, the timeline and the heat map
 "$plot" html "$TMP/P.h5" -o "$TMP/p.html" 2>"$TMP/err"
 rc=$?
-bubbles=$("$SCALEPROBE" report "$TMP/P.h5" | awk '/^# +stage +bubble/{s=1; next} s && /^# +[01] /{print $3}')
+# (report's non_compute column is the stored bubble_frac the HTML shows; its idle column is the
+# pipeline idle alone)
+bubbles=$("$SCALEPROBE" report "$TMP/P.h5" | awk '/^# +stage +idle/{s=1; next} s && /^# +[01] /{print $6}')
 found=0
 for b in $bubbles; do grep -q "<td class=\"\">$b</td>" "$TMP/p.html" && found=$((found + 1)); done
 if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/p.html" 2 2>&1) && [ "$found" = 2 ] &&

@@ -54,26 +54,28 @@ back=$(grep '"pid":0,"tid":[234],' "$TMP/zbv.json" | grep '"name":"recv"' | grep
 [ "$back" = "16" ] && ok "zb-v: stage 0 receives 16 chunk-1 activations from stage 1 (the V's way back)" ||
   not_ok "zb-v: stage 0 received $back chunk-1 activations from stage 1, not 16"
 "$SCALEPROBE" report "$TMP/p8.h5" >"$TMP/zbv_report" 2>&1
-grep -q '^# training proxy: llama3-8b, schedule zb-v, dp 2 x pp 2 x tp 2' "$TMP/zbv_report" &&
+grep -q '^# training proxy: tiny, schedule zb-v, dp 2 x pp 2 x tp 2' "$TMP/zbv_report" &&
   ok "report names the zb-v schedule" || not_ok "report of zb-v: $(head -2 "$TMP/zbv_report")"
 
 # report reads the proxy file back: the layout, step time, tokens/s (from the mean step; no CI
-# with 2 steps) and schedule efficiency (no MFU: no --peak-tflops), both stages
+# with 2 steps) and schedule efficiency (no MFU: no --peak-tflops), both stages in the stage
+# table and in the gap to the prediction
 "$SCALEPROBE" report "$TMP/p2.h5" >"$TMP/report" 2>&1
-if grep -q '^# training proxy: llama3-8b, schedule 1f1b, dp 2 x pp 2 x tp 2, 8 microbatches' "$TMP/report" &&
+if grep -q '^# training proxy: tiny, schedule 1f1b, dp 2 x pp 2 x tp 2, 8 microbatches' "$TMP/report" &&
   grep -q '^# step time: median [0-9.]* ms over 2 measured' "$TMP/report" &&
   grep -q '^# tokens/s [0-9.]* (2048 tokens per step over the mean step time)$' "$TMP/report" &&
   grep -q '^# schedule efficiency [0-9.]*% ' "$TMP/report" &&
   ! grep -q '^# MFU [0-9]' "$TMP/report" &&
-  [ "$(grep -c '^# *[01] \+[0-9.]\+ \+[0-9.]\+ ' "$TMP/report")" = "2" ]; then
-  ok "report on a proxy file: layout, step time, tokens/s, schedule efficiency and 2 stage rows"
+  [ "$(grep -c '^# *[01] \+[0-9.]\+ \+[0-9.]\+ ' "$TMP/report")" = "4" ] &&
+  grep -q '^# the largest part of the gap: ' "$TMP/report"; then
+  ok "report on a proxy file: layout, step time, tokens/s, schedule efficiency, 2 stage rows and 2 gap rows, the gap's largest part"
 else
   not_ok "report on a proxy file"
   cat "$TMP/report"
 fi
 
 # overlap off: no data-parallel communication under compute
-dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +bubble/{s=1; next} s && /^# +[01] /{print $14}' | sort -u | tr '\n' ' ')
+dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +idle/{s=1; next} /^# where/{s=0} s && /^# +[01] /{print $12}' | sort -u | tr '\n' ' ')
 [ "$dp_ovl" = "0.000 " ] && ok "overlap off: dp overlap 0.000 on both stages" ||
   not_ok "overlap off: dp overlap '$dp_ovl'"
 

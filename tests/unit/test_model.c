@@ -37,10 +37,11 @@ static void test_presets(void **state)
     sp_model_t m;
 
     (void)state;
-    assert_int_equal(sp_model_preset_count(), 4);
+    assert_int_equal(sp_model_preset_count(), 5);
     assert_string_equal(sp_model_preset_name(0), "gpt3-175b");
     assert_string_equal(sp_model_preset_name(3), "llama3-405b");
-    assert_null(sp_model_preset_name(4));
+    assert_string_equal(sp_model_preset_name(4), "tiny");
+    assert_null(sp_model_preset_name(5));
     assert_null(sp_model_preset_name(-1));
 
     m = preset("gpt3-175b");

@@ -1,5 +1,6 @@
 /* Unit tests of proxies/predict_sim.h: with free communication the simulated bubbles are the
- * schedules' closed forms (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
+ * schedules' closed forms (and the non-compute time splits into idle and exposed parts that
+ * add up to the step) (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
  * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce), the sweep curve's
  * interpolation, extrapolation and group-size scaling, and the errors. */
 #include <stdarg.h>
@@ -101,6 +102,11 @@ static void check_fraction(sp_sched_kind_t kind, int p, int m, int v, int units)
          * measures it, so PP time is not 0, but it is never longer than the idle time */
         assert_true(isnan(st->m.tp_overlap) && isnan(st->m.dp_overlap));
         assert_true(st->m.pp_exposed_ms <= (double)(st->step_ns - st->busy_ns) / 1e6 + 1e-12);
+        /* the non-compute time split: every part >= 0, the parts add up to the step */
+        assert_true(st->m.idle_ms >= 0.0 && st->m.pp_excl_ms >= 0.0);
+        assert_true(st->m.tp_excl_ms == 0.0 && st->m.dp_excl_ms == 0.0);
+        assert_true(fabs(st->m.busy_ms + st->m.idle_ms + st->m.pp_excl_ms - st->m.step_ms) <
+                    1e-9);
     }
     sp_predict_result_free(&res);
 }
@@ -228,6 +234,10 @@ static void test_hand_tp(void **state)
     assert_true(res.stages[0].m.tp_overlap == 0.0);
     assert_true(isnan(res.stages[0].m.pp_overlap)); /* no pipeline traffic */
     assert_true(fabs(res.stages[0].m.exposed_ms - 0.150) < 1e-12);
+    /* every non-compute instant is a TP collective in flight: no idle time */
+    assert_true(fabs(res.stages[0].m.tp_excl_ms - 0.150) < 1e-12);
+    assert_true(fabs(res.stages[0].m.idle_ms) < 1e-12);
+    assert_true(res.stages[0].m.dp_excl_ms == 0.0 && res.stages[0].m.pp_excl_ms == 0.0);
     sp_predict_result_free(&res);
 }
 
@@ -257,6 +267,13 @@ static void test_hand_pipeline(void **state)
     assert_true(fabs(res.stages[1].m.cooldown_ms - 0.0257) < 1e-12);
     /* stage 1's receive [0, 25,350] and send [26,490, 51,490]: 50,350 ns on its PP lanes */
     assert_true(fabs(res.stages[1].m.pp_ms - 0.05035) < 1e-12);
+    /* the split: stage 1's send is exposed PP communication (25,000 ns), its receive is idle:
+     * 52,190 - 1,140 - 25,000 = 26,050 ns; stage 0's send [350, 25,350] likewise, and its
+     * receive of the gradient idle: 52,190 - 1,050 - 25,000 = 26,140 ns */
+    assert_true(fabs(res.stages[1].m.pp_excl_ms - 0.025) < 1e-12);
+    assert_true(fabs(res.stages[1].m.idle_ms - 0.02605) < 1e-12);
+    assert_true(fabs(res.stages[0].m.pp_excl_ms - 0.025) < 1e-12);
+    assert_true(fabs(res.stages[0].m.idle_ms - 0.02614) < 1e-12);
     sp_predict_result_free(&res);
 }
 
@@ -280,6 +297,8 @@ static void test_hand_ddp(void **state)
     assert_int_equal(res.step_ns, 4140);
     assert_true(fabs(res.stages[0].m.dp_exposed_ms - 0.003) < 1e-12);
     assert_true(res.stages[0].m.dp_overlap == 0.0);
+    assert_true(fabs(res.stages[0].m.dp_excl_ms - 0.003) < 1e-12);
+    assert_true(fabs(res.stages[0].m.idle_ms) < 1e-12);
     sp_predict_result_free(&res);
 }
 
