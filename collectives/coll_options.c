@@ -1,10 +1,12 @@
 /* The option table of `scaleprobe coll`, spelled as nccl-tests spells its flags where they
- * mean the same thing (-b -e -f -i -n -w -d -o -r). */
+ * mean the same thing (-b -e -f -i -n -w -d -o -r -c -a -G -N -T -J); nccl-tests' flags that
+ * make no sense here (-g -t -m -R, -z 1, -C 1) are parsed so that their refusal says why. */
 #include "coll_options.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "coll.h"
@@ -18,7 +20,7 @@ static const char *const tlio_names[] = {"rank0", "mpiio"};
 #define OFF(field) offsetof(sp_coll_opts_t, field)
 
 static const sp_opt_def_t coll_defs[] = {
-    {"collectives", 'c', SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
+    {"collectives", 0, SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
      "collectives:",
      0, -1, sp_coll_names, SP_COLL_COUNT},
     {"minbytes", 'b', SP_OPT_SIZE, OFF(minbytes), "32M", "SIZE",
@@ -70,7 +72,32 @@ static const sp_opt_def_t coll_defs[] = {
     {"place", 0, SP_OPT_CHOICE, OFF(place), "both", "WHICH",
      "out-of-place, in-place or both (both columns of the table)", 0, -1, place_names, 3},
     {"no-check", 0, SP_OPT_FLAG, OFF(no_check), NULL, NULL,
-     "skip data verification (#wrong shows N/A)", 0, -1, NULL, 0},
+     "skip data verification (#wrong shows N/A); the same as -c 0", 0, -1, NULL, 0},
+    {"check", 'c', SP_OPT_INT, OFF(check), "1", "N",
+     "nccl-tests' -c: 1 verifies every point's data once (on its timed buffers), 0 skips it",
+     0, 1e6, NULL, 0},
+    {"cycles", 'N', SP_OPT_INT, OFF(cycles), "1", "N",
+     "run the whole sweep N times (nccl-tests' -N; every cycle's rows are kept)", 1, 1e6,
+     NULL, 0},
+    {"json", 'J', SP_OPT_STRING, OFF(json), "", "FILE",
+     "also write the results as JSON in nccl-tests' -J layout (never overwritten without "
+     "--force)",
+     0, -1, NULL, 0},
+    {"quiet", 0, SP_OPT_FLAG, OFF(quiet), NULL, NULL,
+     "no progress line on stderr (shown only when stderr is a terminal)", 0, -1, NULL, 0},
+    {"ngpus", 'g', SP_OPT_INT, OFF(ngpus), "1", "N",
+     "nccl-tests' GPUs per thread: only 1 (one rank per GPU)", 1, 1e6, NULL, 0},
+    {"nthreads", 't', SP_OPT_INT, OFF(nthreads), "1", "N",
+     "nccl-tests' threads per process: only 1 (one rank per GPU)", 1, 1e6, NULL, 0},
+    {"agg-iters", 'm', SP_OPT_INT, OFF(agg_iters), "1", "N",
+     "nccl-tests' operations per group call: only 1", 1, 1e6, NULL, 0},
+    {"blocking", 'z', SP_OPT_INT, OFF(blocking), "0", "0|1",
+     "nccl-tests' -z: only 0 (see docs/METHODOLOGY.md, \"nccl-tests options\")", 0, 1, NULL,
+     0},
+    {"report-cputime", 'C', SP_OPT_INT, OFF(report_cputime), "0", "0|1",
+     "nccl-tests' -C: only 0 (times are completion times)", 0, 1, NULL, 0},
+    {"local-register", 'R', SP_OPT_INT, OFF(local_register), "0", "0|1|2",
+     "nccl-tests' -R: only 0 (no buffer registration)", 0, 2, NULL, 0},
     {"cuda-graph", 'G', SP_OPT_FLAG, OFF(cuda_graph), NULL, NULL,
      "capture each batch as a CUDA graph and time its replay (nccl; as nccl-tests -G)", 0, -1,
      NULL, 0},
@@ -166,6 +193,77 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     return SP_OK;
 }
 
+/* The collective list was -c before -c became nccl-tests' --check: a value that is not a
+ * number gets the move explained instead of "not an integer". */
+static void explain_old_c(int argc, char **argv, int first, char *err, size_t errlen)
+{
+    char value[160];
+
+    if (strncmp(err, "--check: '", 10) != 0) {
+        return;
+    }
+    for (int a = first; a < argc; a++) {
+        const char *v = NULL;
+        if (strcmp(argv[a], "-c") == 0 || strcmp(argv[a], "--check") == 0) {
+            v = a + 1 < argc ? argv[a + 1] : NULL;
+        } else if (strncmp(argv[a], "--check=", 8) == 0) {
+            v = argv[a] + 8;
+        } else if (strncmp(argv[a], "-c", 2) == 0) {
+            v = argv[a] + 2;
+        }
+        if (v != NULL && v[0] != '\0' && (v[0] < '0' || v[0] > '9') && v[0] != '-') {
+            snprintf(value, sizeof(value), "%.128s", v);
+            snprintf(err, errlen, "-c is nccl-tests' --check N now (1: verify the data, 0: "
+                     "skip it); the collectives moved to --collectives: --collectives %s",
+                     value);
+            return;
+        }
+    }
+}
+
+/* nccl-tests' flags that scaleprobe takes at one value only: any other value says why. */
+static sp_status_t check_nccltests(sp_coll_opts_t *opts, char *err, size_t errlen)
+{
+    if (opts->ngpus != 1 || opts->nthreads != 1) {
+        snprintf(err, errlen, "%s %ld: scaleprobe drives one GPU per MPI rank (no threads or "
+                 "GPUs per process); launch one rank per GPU instead, e.g. mpirun -np <nodes x "
+                 "GPUs per node> or srun --ntasks-per-node=<GPUs per node>",
+                 opts->ngpus != 1 ? "-g/--ngpus" : "-t/--nthreads",
+                 opts->ngpus != 1 ? opts->ngpus : opts->nthreads);
+        return SP_ERR_INVALID;
+    }
+    if (opts->agg_iters != 1) {
+        snprintf(err, errlen, "-m/--agg-iters %ld: aggregating operations into one group call "
+                 "is not implemented; scaleprobe times batches of back-to-back operations "
+                 "(-k/--batch)", opts->agg_iters);
+        return SP_ERR_INVALID;
+    }
+    if (opts->blocking != 0) {
+        snprintf(err, errlen, "-z 1 (wait and barrier after every operation) is not "
+                 "implemented; --method osu times barrier-separated single operations");
+        return SP_ERR_INVALID;
+    }
+    if (opts->report_cputime != 0) {
+        snprintf(err, errlen, "-C 1 (report the host's launch time, not the completion time) "
+                 "is not implemented: every time scaleprobe reports ends at completion");
+        return SP_ERR_INVALID;
+    }
+    if (opts->local_register != 0) {
+        snprintf(err, errlen, "-R %ld: NCCL buffer registration is not implemented; buffers "
+                 "are plain allocations", opts->local_register);
+        return SP_ERR_INVALID;
+    }
+    if (opts->check > 1) {
+        snprintf(err, errlen, "-c %ld: scaleprobe verifies each point once, on the buffers of "
+                 "its timed operations; give -c 1 (or -c 0 to skip the check)", opts->check);
+        return SP_ERR_INVALID;
+    }
+    if (opts->check == 0) {
+        opts->no_check = 1;
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
                                int *help_p, char *err, size_t errlen)
 {
@@ -176,10 +274,16 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
     memset(opts, 0, sizeof(*opts));
     memset(seen, 0, sizeof(seen));
     status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, seen, err, errlen);
+    if (status != SP_OK) {
+        explain_old_c(argc, argv, first, err, errlen);
+    }
     if (status != SP_OK || *help_p) {
         return status;
     }
-    status = check_method(opts, seen, err, errlen);
+    status = check_nccltests(opts, err, errlen);
+    if (status == SP_OK) {
+        status = check_method(opts, seen, err, errlen);
+    }
     if (status != SP_OK) {
         return status;
     }
@@ -228,6 +332,16 @@ static int moves_data(const sp_coll_opts_t *opts, sp_coll_kind_t kind, sp_dtype_
 sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
                                      size_t errlen)
 {
+    /* -J: on every rank, so a shared file system answers the same everywhere */
+    if (opts->json[0] != '\0' && !opts->run.force && access(opts->json, F_OK) == 0) {
+        snprintf(err, errlen, "JSON file %s exists; choose another -J or add --force to "
+                 "overwrite it", opts->json);
+        return SP_ERR_INVALID;
+    }
+    if (opts->json[0] != '\0' && strcmp(opts->json, opts->run.output) == 0) {
+        snprintf(err, errlen, "-J %s names the result file (-O) too; give two paths", opts->json);
+        return SP_ERR_INVALID;
+    }
     if (opts->root >= nranks) {
         snprintf(err, errlen, "--root %ld is not a rank of this job (%d ranks: 0..%d, or -1 for all)",
                  opts->root, nranks, nranks - 1);
