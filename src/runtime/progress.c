@@ -13,10 +13,46 @@ int sp_progress_wanted(int rank, int quiet, int is_tty)
     return rank == 0 && !quiet && is_tty;
 }
 
+/* Open MPI's mpirun hands a rank's stderr over a pipe (its stdout over a pty, whatever mpirun's
+ * own stdout is), so isatty(2) is false under mpirun even on a terminal: when the parent
+ * process is the launcher, its stderr decides. */
+static int launcher_stderr_is_tty(void)
+{
+    static const char *const launchers[] = {"mpirun", "mpiexec", "orterun", "prterun"};
+    char path[64];
+    char comm[64] = "";
+    char target[256];
+    ssize_t n;
+    int is_launcher = 0;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%ld/comm", (long)getppid());
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(comm, sizeof(comm), f) == NULL) {
+        comm[0] = '\0';
+    }
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+        is_launcher |= strcmp(comm, launchers[i]) == 0;
+    }
+    snprintf(path, sizeof(path), "/proc/%ld/fd/2", (long)getppid());
+    n = is_launcher ? readlink(path, target, sizeof(target) - 1) : -1;
+    if (n <= 0) {
+        return 0;
+    }
+    target[n] = '\0';
+    return strncmp(target, "/dev/pts/", 9) == 0 || strncmp(target, "/dev/tty", 8) == 0;
+}
+
 void sp_progress_init(sp_progress_t *p, int rank, int quiet, size_t total, const char *unit)
 {
     memset(p, 0, sizeof(*p));
-    p->on = sp_progress_wanted(rank, quiet, isatty(STDERR_FILENO));
+    p->on = sp_progress_wanted(rank, quiet,
+                               rank == 0 && (isatty(STDERR_FILENO) || launcher_stderr_is_tty()));
     p->unit = unit;
     p->total = total;
     p->t0_ns = sp_time_ns();

@@ -17,7 +17,8 @@ typedef struct {
     size_t drawn;        /* characters of the line on screen, to blank them */
 } sp_progress_t;
 
-/* Start: on when rank is 0, quiet is 0 and stderr is a terminal. total: items of the run. */
+/* Start: on when rank is 0, quiet is 0 and stderr is a terminal (under mpirun, whose ranks
+ * write stderr into a pipe: when mpirun's own stderr is one). total: items of the run. */
 void sp_progress_init(sp_progress_t *p, int rank, int quiet, size_t total, const char *unit);
 
 /* Whether a progress line is drawn where stderr is the terminal fd and quiet as given (pure,
