@@ -76,6 +76,18 @@ cases=(
   "coll --max-samples 0 -O @OUT@"
   "coll --batch-us nan -O @OUT@"
   "coll -w 1e3 -O @OUT@"
+  # nccl-tests' flags: -c is --check (the list moved), the others at a value that means nothing here
+  "coll -c all_reduce -O @OUT@"
+  "coll -c 3 -O @OUT@"
+  "coll -g 2 -O @OUT@"
+  "coll -t 2 -O @OUT@"
+  "coll -m 4 -O @OUT@"
+  "coll -z 1 -O @OUT@"
+  "coll -C 1 -O @OUT@"
+  "coll -R 1 -O @OUT@"
+  "coll -N 0 -O @OUT@"
+  "coll -J $existing -O @OUT@"
+  "coll -J '' -O @OUT@"
   # proxy
   "proxy --pp 0 -O @OUT@"
   "proxy --hidden 0 -O @OUT@"
