@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -193,6 +194,102 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     return SP_OK;
 }
 
+/* Other names for the data types, as other tools and frameworks spell them. */
+static const char *const dtype_aliases[][2] = {
+    {"bf16", "bfloat16"}, {"fp16", "half"},   {"float16", "half"},  {"fp32", "float"},
+    {"float32", "float"}, {"fp64", "double"}, {"float64", "double"},
+};
+
+/* nccl-tests' names scaleprobe does not run, and why (one message each). */
+static const char *const fp8_names[] = {"f8e4m3", "f8e5m2", "e4m3", "e5m2", "fp8"};
+
+#define SP_ALIAS_SLOTS 8
+
+typedef struct {
+    char **argv; /* argc entries: the caller's, or a rewritten value in buf */
+    char buf[SP_ALIAS_SLOTS][512];
+    int used;
+} alias_argv_t;
+
+/* One -d value with its aliases replaced (into out); SP_ERR_INVALID for an fp8 name. */
+static sp_status_t dtype_list(const char *in, char *out, size_t outlen, char *err, size_t errlen)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    while (*in != '\0' && used < outlen) {
+        size_t n = strcspn(in, ",");
+        const char *name = in;
+        int len = (int)n;
+        for (size_t i = 0; i < sizeof(fp8_names) / sizeof(fp8_names[0]); i++) {
+            if (strlen(fp8_names[i]) == n && strncmp(in, fp8_names[i], n) == 0) {
+                snprintf(err, errlen, "--datatype %.*s: fp8 (NCCL's f8e4m3 and f8e5m2, NCCL "
+                         ">= 2.24 on sm90+) is not supported: the host backend has no fp8 "
+                         "arithmetic to check the results against, and the nccl backend does "
+                         "not map fp8 yet", len, in);
+                return SP_ERR_INVALID;
+            }
+        }
+        for (size_t i = 0; i < sizeof(dtype_aliases) / sizeof(dtype_aliases[0]); i++) {
+            if (strlen(dtype_aliases[i][0]) == n && strncmp(in, dtype_aliases[i][0], n) == 0) {
+                name = dtype_aliases[i][1];
+                len = (int)strlen(name);
+            }
+        }
+        used += (size_t)snprintf(out + used, outlen - used, "%s%.*s", used ? "," : "", len,
+                                 name);
+        in += n + (in[n] == ',');
+    }
+    return SP_OK;
+}
+
+/* The value of -d/--datatype at argv[a] (the option itself), or NULL; *next_p: whether the value
+ * is the next argument. */
+static const char *dtype_value(int argc, char **argv, int a, int *next_p)
+{
+    const char *arg = argv[a];
+
+    *next_p = 0;
+    if (strcmp(arg, "-d") == 0 || strcmp(arg, "--datatype") == 0) {
+        *next_p = 1;
+        return a + 1 < argc ? argv[a + 1] : NULL;
+    }
+    if (strncmp(arg, "--datatype=", 11) == 0) {
+        return arg + 11;
+    }
+    return strncmp(arg, "-d", 2) == 0 && arg[1] == 'd' ? arg + 2 : NULL;
+}
+
+/* argv with the -d aliases spelled as the table names them, into al. */
+static sp_status_t resolve_aliases(int argc, char **argv, int first, alias_argv_t *al,
+                                   char *err, size_t errlen)
+{
+    memcpy(al->argv, argv, (size_t)argc * sizeof(*argv));
+    al->used = 0;
+    for (int a = first; a < argc; a++) {
+        int next;
+        const char *v = dtype_value(argc, argv, a, &next);
+        char *slot;
+        if (v == NULL || al->used == SP_ALIAS_SLOTS || strlen(v) >= sizeof(al->buf[0]) / 2) {
+            continue;
+        }
+        slot = al->buf[al->used++];
+        if (dtype_list(v, slot, sizeof(al->buf[0]), err, errlen) != SP_OK) {
+            return SP_ERR_INVALID;
+        }
+        if (next) {
+            al->argv[++a] = slot;
+        } else {
+            /* -dX or --datatype=X: rebuild the whole word */
+            char word[sizeof(al->buf[0])];
+            snprintf(word, sizeof(word), "%s%s", argv[a][1] == 'd' ? "-d" : "--datatype=", slot);
+            strcpy(slot, word);
+            al->argv[a] = slot;
+        }
+    }
+    return SP_OK;
+}
+
 /* The collective list was -c before -c became nccl-tests' --check: a value that is not a
  * number gets the move explained instead of "not an integer". */
 static void explain_old_c(int argc, char **argv, int first, char *err, size_t errlen)
@@ -218,6 +315,17 @@ static void explain_old_c(int argc, char **argv, int first, char *err, size_t er
                      value);
             return;
         }
+    }
+}
+
+/* nccl-tests' -o mulsum (ncclRedOpCreatePreMulSum): named, and refused with the reason. */
+static void explain_premulsum(char *err, size_t errlen)
+{
+    if (strncmp(err, "--op: unknown value 'premulsum'", 31) == 0 ||
+        strncmp(err, "--op: unknown value 'mulsum'", 28) == 0) {
+        snprintf(err, errlen, "--op premulsum (nccl-tests' mulsum, ncclRedOpCreatePreMulSum) is "
+                 "not supported: neither backend creates the custom reduction yet; sum, prod, "
+                 "max, min and avg are");
     }
 }
 
@@ -268,14 +376,32 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
                                int *help_p, char *err, size_t errlen)
 {
     unsigned char seen[sizeof(coll_defs) / sizeof(coll_defs[0])];
+    alias_argv_t *al;
     sp_status_t status;
     size_t nsizes;
 
     memset(opts, 0, sizeof(*opts));
     memset(seen, 0, sizeof(seen));
-    status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, seen, err, errlen);
+    *help_p = 0;
+    al = calloc(1, sizeof(*al));
+    if (al != NULL) {
+        al->argv = calloc((size_t)argc + 1, sizeof(*al->argv));
+    }
+    if (al == NULL || al->argv == NULL) {
+        free(al);
+        snprintf(err, errlen, "out of memory");
+        return SP_ERR_NOMEM;
+    }
+    status = resolve_aliases(argc, argv, first, al, err, errlen);
+    if (status == SP_OK) {
+        status = sp_opts_parse(&sp_coll_opt_table, argc, al->argv, first, opts, help_p, seen, err,
+                               errlen);
+    }
+    free(al->argv);
+    free(al);
     if (status != SP_OK) {
         explain_old_c(argc, argv, first, err, errlen);
+        explain_premulsum(err, errlen);
     }
     if (status != SP_OK || *help_p) {
         return status;

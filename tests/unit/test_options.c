@@ -458,6 +458,13 @@ static void test_coll_nccltests_flags(void **state)
     assert_true(o.run.timeout == 60.0);
     assert_string_equal(o.json, "out.json");
     assert_int_equal(o.colls, 1u << SP_COLL_ALL_REDUCE);
+    parse_ok("-d bf16,fp16,float32 --datatype=fp64", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_DOUBLE);
+    parse_ok("-d bf16,fp16,float32", &o);
+    assert_int_equal(o.dtypes, (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_HALF) |
+                                   (1u << SP_DTYPE_FLOAT));
+    parse_ok("-dbf16", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
     parse_ok("-c 0", &o);
     assert_int_equal(o.no_check, 1);
     parse_ok("--check=1 --collectives all_gather", &o);
@@ -554,6 +561,10 @@ static void test_coll_errors(void **state)
         {"-R 1", "-R 1", "registration"},
         {"-N 0", "--cycles", NULL},
         {"-J", "-J", NULL},
+        {"-d f8e4m3", "f8e4m3", "fp8"},
+        {"-d float,e5m2", "e5m2", "not supported"},
+        {"-o premulsum", "premulsum", "not supported"},
+        {"-o sum,mulsum", "--op", NULL},
     };
 
     (void)state;
