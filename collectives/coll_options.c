@@ -49,8 +49,9 @@ static const sp_opt_def_t coll_defs[] = {
      "how a point is timed and which time is reported (docs/METHODOLOGY.md):", 0, -1,
      sp_method_names, SP_METHOD_COUNT},
     {"average", 'a', SP_OPT_INT, OFF(average), "1", "N",
-     "nccl-tests method: the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a)", 0,
-     3, NULL, 0},
+     "the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a); default method: "
+     "of every rank's own median, only when given",
+     0, 3, NULL, 0},
     {"osu-full", 0, SP_OPT_FLAG, OFF(osu_full), NULL, NULL,
      "osu method: print OSU's -f min and max over ranks per point (comment lines)", 0, -1, NULL,
      0},
@@ -173,10 +174,14 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     static const char *const default_only[] = {"batch", "batch-us", "epsilon", "min-samples",
                                                "max-samples", "max-time"};
 
-    if (opts->method != SP_METHOD_NCCL_TESTS && given(seen, "average")) {
-        snprintf(err, errlen, "-a/--average applies to --method nccl-tests only");
+    /* -a with the default method replaces the reported time by nccl-tests' figure over ranks
+     * (docs/METHODOLOGY.md); OSU's method has its own (the mean of rank means) */
+    if (opts->method == SP_METHOD_OSU && given(seen, "average")) {
+        snprintf(err, errlen, "-a/--average applies to --method nccl-tests and default, not "
+                 "osu (OSU reports the mean over ranks)");
         return SP_ERR_INVALID;
     }
+    opts->average_given = given(seen, "average");
     if (opts->method != SP_METHOD_OSU && opts->osu_full) {
         snprintf(err, errlen, "--osu-full applies to --method osu only");
         return SP_ERR_INVALID;

@@ -578,6 +578,14 @@ static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const s
         fill_row(&pr);
         if (method != NULL) {
             method->report(&mp, &bufs->point.row);
+        } else if (opts->average_given) {
+            /* -a: nccl-tests' figure over ranks, of every rank's own median; the CI and the
+             * other statistics stay those of the per-sample max (docs/METHODOLOGY.md) */
+            sp_coll_row_t *row = &bufs->point.row;
+            row->time_us = sp_method_over_ranks(bufs->point.rank_times_us, ctx->nranks,
+                                                (sp_over_ranks_t)opts->average);
+            sp_coll_bandwidth(op->coll, &op->args, row->time_us, &row->algbw_gbps,
+                              &row->busbw_gbps);
         }
     }
     return status;

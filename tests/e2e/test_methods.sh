@@ -114,8 +114,17 @@ sp_mpirun 2 coll --collectives all_reduce -b 1K -e 1K --place out -n 5 -O "$f" >
 [ "$(attr "$f" /coll/method)" = default ] && [ "$(cols "$f" samples)" = 5 ] &&
   ok "default method: /coll method default, 5 samples" || not_ok "default method: '$(attr "$f" /coll/method)'"
 
+# -a given with the default method: nccl-tests' figure over the ranks' own medians (here the max)
+f="$TMP/default-a3.h5"
+sp_mpirun 2 coll --collectives all_reduce -b 4K -e 4K --place out -n 5 -a 3 -O "$f" >/dev/null 2>&1
+read -r time_us < <(cols "$f" time_us)
+read -r r0 mean lo hi < <(over_ranks "$f" 2)
+[ -n "$time_us" ] && [ "$time_us" = "$hi" ] &&
+  ok "default method -a 3: time $time_us us = max of the ranks' medians $r0 / $lo / $hi" ||
+  not_ok "default method -a 3: time '$time_us', rank medians $r0 $mean $lo $hi"
+
 # ---- bad method options: exit 2, one message naming the option, no file ----
-for c in "--method nccl-tests -a 4|--average" "-a 0|--average" "--method osu -k 8|--batch" \
+for c in "--method nccl-tests -a 4|--average" "--method osu -a 0|--average" "--method osu -k 8|--batch" \
          "--method nccl-tests --osu-full|--osu-full" "--method mpi|--method"; do
   args=${c%|*}
   want=${c#*|}

@@ -465,6 +465,11 @@ static void test_coll_nccltests_flags(void **state)
                                    (1u << SP_DTYPE_FLOAT));
     parse_ok("-dbf16", &o);
     assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
+    parse_ok("-a 3", &o);
+    assert_int_equal(o.average, 3);
+    assert_int_equal(o.average_given, 1);
+    parse_ok("-b 8", &o);
+    assert_int_equal(o.average_given, 0);
     parse_ok("-c 0", &o);
     assert_int_equal(o.no_check, 1);
     parse_ok("--check=1 --collectives all_gather", &o);
@@ -537,7 +542,6 @@ static void test_coll_errors(void **state)
         {"--method", "--method", NULL},
         {"--method nccl-tests -a 4", "--average", "4"},
         {"--method nccl-tests -a -1", "--average", "-1"},
-        {"-a 1", "--average", "nccl-tests"},
         {"--method osu -a 0", "--average", "nccl-tests"},
         {"--osu-full", "--osu-full", "osu"},
         {"--method nccl-tests --osu-full", "--osu-full", "osu"},
