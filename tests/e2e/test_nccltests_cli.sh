@@ -109,6 +109,14 @@ else
   ok "no progress with --quiet on a terminal, none when piped"
 fi
 
+# the proxy's steps: done / total with the last step's time, on the same module
+on_tty "$TMP/ttyp" timeout 120 mpirun -np 2 "$SCALEPROBE" proxy --layers 2 --hidden 256 --heads 4 \
+  --ffn 512 --seq 64 --vocab 1000 --microbatches 2 --steps 3 -O "$TMP/px.h5"
+rc=$?
+line=$(tr '\r' '\n' <"$TMP/ttyp" | grep -a -m1 '^\[3/3 steps\] done  elapsed .*last [0-9.]* s')
+[ "$rc" -eq 0 ] && [ -n "$line" ] && ok "proxy progress on a terminal: '$line'" ||
+  { not_ok "no proxy progress line (rc=$rc)"; tr '\r' '\n' <"$TMP/ttyp" | tail -5; }
+
 # 4. nccl-tests flags that make no sense here: exit 2, one message that says why
 bad() { # expected text, then the arguments
   local want=$1
