@@ -29,8 +29,9 @@ static void print_params(FILE *out, const sp_ctx_t *ctx, const sp_coll_opts_t *o
 
     fprintf(out, "# scaleprobe coll: %d ranks on %d nodes, backend %s\n", ctx->nranks,
             ctx->topo.nnodes, ctx->backend.ops->name);
-    fprintf(out, "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: "
-                 "%ld iters: %ld agg iters: 1 validation: %d graph: %d cycles: %ld\n",
+    fprintf(out,
+            "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: "
+            "%ld iters: %ld agg iters: 1 validation: %d graph: %d cycles: %ld\n",
             (unsigned long long)opts->minbytes, (unsigned long long)opts->maxbytes,
             factor ? (unsigned long long)opts->stepfactor : (unsigned long long)opts->stepbytes,
             factor ? "factor" : "bytes", opts->warmup, opts->iters, !opts->no_check,
@@ -103,17 +104,19 @@ static void json_head(FILE *f, const sp_ctx_t *ctx, const sp_coll_opts_t *opts, 
     sp_json_str(f, ctx->backend.ops->name);
     fprintf(f, ", \"method\": ");
     sp_json_str(f, sp_method_names[opts->method]);
-    fprintf(f, ",\n \"config\": {\"nthreads\": 1, \"ngpus\": 1, \"minimum_bytes\": %llu, "
-               "\"maximum_bytes\": %llu, ",
+    fprintf(f,
+            ",\n \"config\": {\"nthreads\": 1, \"ngpus\": 1, \"minimum_bytes\": %llu, "
+            "\"maximum_bytes\": %llu, ",
             (unsigned long long)opts->minbytes, (unsigned long long)opts->maxbytes);
     if (opts->stepfactor > 1) {
         fprintf(f, "\"step_factor\": %ld, ", opts->stepfactor);
     } else {
         fprintf(f, "\"step_bytes\": %llu, ", (unsigned long long)opts->stepbytes);
     }
-    fprintf(f, "\"warmup_iters\": %ld, \"iterations\": %ld, \"aggregated_iterations\": 1, "
-               "\"validation\": %d, \"graph\": %d, \"blocking_collectives\": \"false\", "
-               "\"parallel_init\": \"false\", \"run_cycles\": %ld",
+    fprintf(f,
+            "\"warmup_iters\": %ld, \"iterations\": %ld, \"aggregated_iterations\": 1, "
+            "\"validation\": %d, \"graph\": %d, \"blocking_collectives\": \"false\", "
+            "\"parallel_init\": \"false\", \"run_cycles\": %ld",
             opts->warmup, opts->iters, !opts->no_check, opts->cuda_graph, opts->cycles);
     json_devices(f, ctx, pids);
     fprintf(f, "},\n \"results\": [");
@@ -189,8 +192,9 @@ void sp_sweep_live_row(sp_sweep_live_t *lv, const char *coll_name, long cycle,
     if (f == NULL || r == NULL) {
         return;
     }
-    fprintf(f, "%s\n  {\"size\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
-               "\"root\": \"%6d\"",
+    fprintf(f,
+            "%s\n  {\"size\": %llu, \"count\": %llu, \"type\": \"%s\", \"redop\": \"%s\", "
+            "\"root\": \"%6d\"",
             lv->json_rows ? "," : "", (unsigned long long)r->bytes, (unsigned long long)r->count,
             sp_dtype_name((sp_dtype_t)r->dtype),
             r->redop < 0 ? "none" : sp_redop_name((sp_redop_t)r->redop), (int)r->root);

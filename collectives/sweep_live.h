@@ -12,7 +12,7 @@
 
 typedef struct {
     sp_progress_t progress;
-    FILE *json;                      /* rank 0 with -J, written to json_part until the end */
+    FILE *json; /* rank 0 with -J, written to json_part until the end */
     char json_part[SP_OPT_STRLEN + 8];
     const char *json_path;
     long json_rows;

@@ -104,16 +104,17 @@ static void print_skipped(const sweep_run_t *s, const sp_coll_t *coll, sp_dtype_
                           s->sizes[si]);
         if (!keep_size(&args, &last)) {
             if (used < sizeof(list) - 32) {
-                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%llu",
-                                         n ? ", " : "", (unsigned long long)s->sizes[si]);
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%llu", n ? ", " : "",
+                                         (unsigned long long)s->sizes[si]);
             }
             n++;
         }
     }
     if (n > 0) {
-        fprintf(stdout, "# skipped %d size(s) (%s B): each rank's part of %s rounds down to 0 "
-                        "elements of %s on %d ranks, or to the same count as the size before "
-                        "(nccl-tests' per-rank rounding)\n",
+        fprintf(stdout,
+                "# skipped %d size(s) (%s B): each rank's part of %s rounds down to 0 "
+                "elements of %s on %d ranks, or to the same count as the size before "
+                "(nccl-tests' per-rank rounding)\n",
                 n, list, coll->name, sp_dtype_name(dt), s->ctx->nranks);
     }
 }
@@ -169,8 +170,8 @@ static sp_status_t walk(sweep_run_t *s)
                     continue;
                 }
                 int lo = coll->has_root ? (opts->root < 0 ? 0 : (int)opts->root) : -1;
-                int hi = coll->has_root ? (opts->root < 0 ? s->ctx->nranks - 1 : (int)opts->root)
-                                        : -1;
+                int hi =
+                    coll->has_root ? (opts->root < 0 ? s->ctx->nranks - 1 : (int)opts->root) : -1;
                 for (int root = lo; root <= hi && status == SP_OK; root++) {
                     status = walk_sizes(s, coll, d, o, root);
                 }

@@ -109,8 +109,8 @@ static void draw(sp_progress_t *p, const char *what, double last_s)
     char line[256];
     size_t len;
 
-    sp_progress_format(p->done, p->total, p->unit, (double)(sp_time_ns() - p->t0_ns) * 1e-9,
-                       what, last_s, line, sizeof(line));
+    sp_progress_format(p->done, p->total, p->unit, (double)(sp_time_ns() - p->t0_ns) * 1e-9, what,
+                       last_s, line, sizeof(line));
     len = strlen(line);
     /* pad over a longer previous line instead of relying on terminal escapes; the closing
      * '\r' lets the next output line overwrite this one */

@@ -8,13 +8,13 @@
 #include <stdint.h>
 
 typedef struct {
-    int on;              /* drawing at all */
-    const char *unit;    /* "point", "step" */
-    size_t total;        /* 0: unknown (no ETA) */
+    int on;           /* drawing at all */
+    const char *unit; /* "point", "step" */
+    size_t total;     /* 0: unknown (no ETA) */
     size_t done;
-    uint64_t t0_ns;      /* when sp_progress_init ran */
-    uint64_t last_ns;    /* when the last item finished (or init) */
-    size_t drawn;        /* characters of the line on screen, to blank them */
+    uint64_t t0_ns;   /* when sp_progress_init ran */
+    uint64_t last_ns; /* when the last item finished (or init) */
+    size_t drawn;     /* characters of the line on screen, to blank them */
 } sp_progress_t;
 
 /* Start: on when rank is 0, quiet is 0 and stderr is a terminal (under mpirun, whose ranks
