@@ -238,12 +238,12 @@ static int links_possible(const sp_ctx_t *ctx, const gates_t *g)
 /* One all_reduce point at the gate's size (the sweep's measurement); rank 0 fills cur. */
 static sp_status_t busbw_attempt(sp_ctx_t *ctx, const gates_t *g, int attempt, sp_perf_node_t *cur)
 {
-    char *argv[] = {"scaleprobe", "coll",
-                    "-c",         "all_reduce",
-                    "-d",         "float",
-                    "-b",         (char *)g->busbw_size,
-                    "-e",         (char *)g->busbw_size,
-                    "--max-time", "2",
+    char *argv[] = {"scaleprobe",    "coll",
+                    "--collectives", "all_reduce",
+                    "-d",            "float",
+                    "-b",            (char *)g->busbw_size,
+                    "-e",            (char *)g->busbw_size,
+                    "--max-time",    "2",
                     NULL};
     sp_coll_opts_t *copts = calloc(1, sizeof(*copts));
     sp_sweep_bufs_t bufs;

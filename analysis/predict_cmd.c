@@ -371,7 +371,7 @@ static int check_sweep_covers(const predict_t *pr)
                 char msg[SP_OPT_STRLEN + 256];
                 snprintf(msg, sizeof(msg),
                          "--sweep %s has no out-of-place %s points, which this layout needs "
-                         "(sweep with -c all_reduce,all_gather,reduce_scatter,sendrecv)",
+                         "(sweep with --collectives all_reduce,all_gather,reduce_scatter,sendrecv)",
                          pr->o.sweep,
                          sp_coll_names[op == SP_PREDICT_OP_P2P ? SP_COLL_SENDRECV : op]);
                 return bad(msg);

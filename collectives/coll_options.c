@@ -1,10 +1,13 @@
 /* The option table of `scaleprobe coll`, spelled as nccl-tests spells its flags where they
- * mean the same thing (-b -e -f -i -n -w -d -o -r). */
+ * mean the same thing (-b -e -f -i -n -w -d -o -r -c -a -G -N -T -J); nccl-tests' flags that
+ * make no sense here (-g -t -m -R, -z 1, -C 1) are parsed so that their refusal says why. */
 #include "coll_options.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "coll.h"
@@ -18,7 +21,7 @@ static const char *const tlio_names[] = {"rank0", "mpiio"};
 #define OFF(field) offsetof(sp_coll_opts_t, field)
 
 static const sp_opt_def_t coll_defs[] = {
-    {"collectives", 'c', SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
+    {"collectives", 0, SP_OPT_SET, OFF(colls), "all_reduce", "LIST",
      "collectives:",
      0, -1, sp_coll_names, SP_COLL_COUNT},
     {"minbytes", 'b', SP_OPT_SIZE, OFF(minbytes), "32M", "SIZE",
@@ -46,8 +49,9 @@ static const sp_opt_def_t coll_defs[] = {
      "how a point is timed and which time is reported (docs/METHODOLOGY.md):", 0, -1,
      sp_method_names, SP_METHOD_COUNT},
     {"average", 'a', SP_OPT_INT, OFF(average), "1", "N",
-     "nccl-tests method: the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a)", 0,
-     3, NULL, 0},
+     "the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a); default method: "
+     "of every rank's own median, only when given",
+     0, 3, NULL, 0},
     {"osu-full", 0, SP_OPT_FLAG, OFF(osu_full), NULL, NULL,
      "osu method: print OSU's -f min and max over ranks per point (comment lines)", 0, -1, NULL,
      0},
@@ -70,7 +74,32 @@ static const sp_opt_def_t coll_defs[] = {
     {"place", 0, SP_OPT_CHOICE, OFF(place), "both", "WHICH",
      "out-of-place, in-place or both (both columns of the table)", 0, -1, place_names, 3},
     {"no-check", 0, SP_OPT_FLAG, OFF(no_check), NULL, NULL,
-     "skip data verification (#wrong shows N/A)", 0, -1, NULL, 0},
+     "skip data verification (#wrong shows N/A); the same as -c 0", 0, -1, NULL, 0},
+    {"check", 'c', SP_OPT_INT, OFF(check), "1", "N",
+     "nccl-tests' -c: 1 verifies every point's data once (on its timed buffers), 0 skips it",
+     0, 1e6, NULL, 0},
+    {"cycles", 'N', SP_OPT_INT, OFF(cycles), "1", "N",
+     "run the whole sweep N times (nccl-tests' -N; every cycle's rows are kept)", 1, 1e6,
+     NULL, 0},
+    {"json", 'J', SP_OPT_STRING, OFF(json), "", "FILE",
+     "also write the results as JSON in nccl-tests' -J layout (never overwritten without "
+     "--force)",
+     0, -1, NULL, 0},
+    {"quiet", 0, SP_OPT_FLAG, OFF(quiet), NULL, NULL,
+     "no progress line on stderr (shown only when stderr is a terminal)", 0, -1, NULL, 0},
+    {"ngpus", 'g', SP_OPT_INT, OFF(ngpus), "1", "N",
+     "nccl-tests' GPUs per thread: only 1 (one rank per GPU)", 1, 1e6, NULL, 0},
+    {"nthreads", 't', SP_OPT_INT, OFF(nthreads), "1", "N",
+     "nccl-tests' threads per process: only 1 (one rank per GPU)", 1, 1e6, NULL, 0},
+    {"agg-iters", 'm', SP_OPT_INT, OFF(agg_iters), "1", "N",
+     "nccl-tests' operations per group call: only 1", 1, 1e6, NULL, 0},
+    {"blocking", 'z', SP_OPT_INT, OFF(blocking), "0", "0|1",
+     "nccl-tests' -z: only 0 (see docs/METHODOLOGY.md, \"nccl-tests options\")", 0, 1, NULL,
+     0},
+    {"report-cputime", 'C', SP_OPT_INT, OFF(report_cputime), "0", "0|1",
+     "nccl-tests' -C: only 0 (times are completion times)", 0, 1, NULL, 0},
+    {"local-register", 'R', SP_OPT_INT, OFF(local_register), "0", "0|1|2",
+     "nccl-tests' -R: only 0 (no buffer registration)", 0, 2, NULL, 0},
     {"cuda-graph", 'G', SP_OPT_FLAG, OFF(cuda_graph), NULL, NULL,
      "capture each batch as a CUDA graph and time its replay (nccl; as nccl-tests -G)", 0, -1,
      NULL, 0},
@@ -145,10 +174,14 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     static const char *const default_only[] = {"batch", "batch-us", "epsilon", "min-samples",
                                                "max-samples", "max-time"};
 
-    if (opts->method != SP_METHOD_NCCL_TESTS && given(seen, "average")) {
-        snprintf(err, errlen, "-a/--average applies to --method nccl-tests only");
+    /* -a with the default method replaces the reported time by nccl-tests' figure over ranks
+     * (docs/METHODOLOGY.md); OSU's method has its own (the mean of rank means) */
+    if (opts->method == SP_METHOD_OSU && given(seen, "average")) {
+        snprintf(err, errlen, "-a/--average applies to --method nccl-tests and default, not "
+                 "osu (OSU reports the mean over ranks)");
         return SP_ERR_INVALID;
     }
+    opts->average_given = given(seen, "average");
     if (opts->method != SP_METHOD_OSU && opts->osu_full) {
         snprintf(err, errlen, "--osu-full applies to --method osu only");
         return SP_ERR_INVALID;
@@ -166,20 +199,222 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     return SP_OK;
 }
 
+/* Other names for the data types, as other tools and frameworks spell them. */
+static const char *const dtype_aliases[][2] = {
+    {"bf16", "bfloat16"}, {"fp16", "half"},   {"float16", "half"},  {"fp32", "float"},
+    {"float32", "float"}, {"fp64", "double"}, {"float64", "double"},
+};
+
+/* nccl-tests' names scaleprobe does not run, and why (one message each). */
+static const char *const fp8_names[] = {"f8e4m3", "f8e5m2", "e4m3", "e5m2", "fp8"};
+
+#define SP_ALIAS_SLOTS 8
+
+typedef struct {
+    char **argv; /* argc entries: the caller's, or a rewritten value in buf */
+    char buf[SP_ALIAS_SLOTS][512];
+    int used;
+} alias_argv_t;
+
+/* One -d value with its aliases replaced (into out); SP_ERR_INVALID for an fp8 name. */
+static sp_status_t dtype_list(const char *in, char *out, size_t outlen, char *err, size_t errlen)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    while (*in != '\0' && used < outlen) {
+        size_t n = strcspn(in, ",");
+        const char *name = in;
+        int len = (int)n;
+        for (size_t i = 0; i < sizeof(fp8_names) / sizeof(fp8_names[0]); i++) {
+            if (strlen(fp8_names[i]) == n && strncmp(in, fp8_names[i], n) == 0) {
+                snprintf(err, errlen, "--datatype %.*s: fp8 (NCCL's f8e4m3 and f8e5m2, NCCL "
+                         ">= 2.24 on sm90+) is not supported: the host backend has no fp8 "
+                         "arithmetic to check the results against, and the nccl backend does "
+                         "not map fp8 yet", len, in);
+                return SP_ERR_INVALID;
+            }
+        }
+        for (size_t i = 0; i < sizeof(dtype_aliases) / sizeof(dtype_aliases[0]); i++) {
+            if (strlen(dtype_aliases[i][0]) == n && strncmp(in, dtype_aliases[i][0], n) == 0) {
+                name = dtype_aliases[i][1];
+                len = (int)strlen(name);
+            }
+        }
+        used += (size_t)snprintf(out + used, outlen - used, "%s%.*s", used ? "," : "", len,
+                                 name);
+        in += n + (in[n] == ',');
+    }
+    return SP_OK;
+}
+
+/* The value of -d/--datatype at argv[a] (the option itself), or NULL; *next_p: whether the value
+ * is the next argument. */
+static const char *dtype_value(int argc, char **argv, int a, int *next_p)
+{
+    const char *arg = argv[a];
+
+    *next_p = 0;
+    if (strcmp(arg, "-d") == 0 || strcmp(arg, "--datatype") == 0) {
+        *next_p = 1;
+        return a + 1 < argc ? argv[a + 1] : NULL;
+    }
+    if (strncmp(arg, "--datatype=", 11) == 0) {
+        return arg + 11;
+    }
+    return strncmp(arg, "-d", 2) == 0 && arg[1] == 'd' ? arg + 2 : NULL;
+}
+
+/* argv with the -d aliases spelled as the table names them, into al. */
+static sp_status_t resolve_aliases(int argc, char **argv, int first, alias_argv_t *al,
+                                   char *err, size_t errlen)
+{
+    memcpy(al->argv, argv, (size_t)argc * sizeof(*argv));
+    al->used = 0;
+    for (int a = first; a < argc; a++) {
+        int next;
+        const char *v = dtype_value(argc, argv, a, &next);
+        char *slot;
+        if (v == NULL || al->used == SP_ALIAS_SLOTS || strlen(v) >= sizeof(al->buf[0]) / 2) {
+            continue;
+        }
+        slot = al->buf[al->used++];
+        if (dtype_list(v, slot, sizeof(al->buf[0]), err, errlen) != SP_OK) {
+            return SP_ERR_INVALID;
+        }
+        if (next) {
+            al->argv[++a] = slot;
+        } else {
+            /* -dX or --datatype=X: rebuild the whole word */
+            char word[sizeof(al->buf[0])];
+            snprintf(word, sizeof(word), "%s%s", argv[a][1] == 'd' ? "-d" : "--datatype=", slot);
+            strcpy(slot, word);
+            al->argv[a] = slot;
+        }
+    }
+    return SP_OK;
+}
+
+/* The collective list was -c before -c became nccl-tests' --check: a value that is not a
+ * number gets the move explained instead of "not an integer". */
+static void explain_old_c(int argc, char **argv, int first, char *err, size_t errlen)
+{
+    char value[160];
+
+    if (strncmp(err, "--check: '", 10) != 0) {
+        return;
+    }
+    for (int a = first; a < argc; a++) {
+        const char *v = NULL;
+        if (strcmp(argv[a], "-c") == 0 || strcmp(argv[a], "--check") == 0) {
+            v = a + 1 < argc ? argv[a + 1] : NULL;
+        } else if (strncmp(argv[a], "--check=", 8) == 0) {
+            v = argv[a] + 8;
+        } else if (strncmp(argv[a], "-c", 2) == 0) {
+            v = argv[a] + 2;
+        }
+        if (v != NULL && v[0] != '\0' && (v[0] < '0' || v[0] > '9') && v[0] != '-') {
+            snprintf(value, sizeof(value), "%.128s", v);
+            snprintf(err, errlen, "-c is nccl-tests' --check N now (1: verify the data, 0: "
+                     "skip it); the collectives moved to --collectives: --collectives %s",
+                     value);
+            return;
+        }
+    }
+}
+
+/* nccl-tests' -o mulsum (ncclRedOpCreatePreMulSum): named, and refused with the reason. */
+static void explain_premulsum(char *err, size_t errlen)
+{
+    if (strncmp(err, "--op: unknown value 'premulsum'", 31) == 0 ||
+        strncmp(err, "--op: unknown value 'mulsum'", 28) == 0) {
+        snprintf(err, errlen, "--op premulsum (nccl-tests' mulsum, ncclRedOpCreatePreMulSum) is "
+                 "not supported: neither backend creates the custom reduction yet; sum, prod, "
+                 "max, min and avg are");
+    }
+}
+
+/* nccl-tests' flags that scaleprobe takes at one value only: any other value says why. */
+static sp_status_t check_nccltests(sp_coll_opts_t *opts, char *err, size_t errlen)
+{
+    if (opts->ngpus != 1 || opts->nthreads != 1) {
+        snprintf(err, errlen, "%s %ld: scaleprobe drives one GPU per MPI rank (no threads or "
+                 "GPUs per process); launch one rank per GPU instead, e.g. mpirun -np <nodes x "
+                 "GPUs per node> or srun --ntasks-per-node=<GPUs per node>",
+                 opts->ngpus != 1 ? "-g/--ngpus" : "-t/--nthreads",
+                 opts->ngpus != 1 ? opts->ngpus : opts->nthreads);
+        return SP_ERR_INVALID;
+    }
+    if (opts->agg_iters != 1) {
+        snprintf(err, errlen, "-m/--agg-iters %ld: aggregating operations into one group call "
+                 "is not implemented; scaleprobe times batches of back-to-back operations "
+                 "(-k/--batch)", opts->agg_iters);
+        return SP_ERR_INVALID;
+    }
+    if (opts->blocking != 0) {
+        snprintf(err, errlen, "-z 1 (wait and barrier after every operation) is not "
+                 "implemented; --method osu times barrier-separated single operations");
+        return SP_ERR_INVALID;
+    }
+    if (opts->report_cputime != 0) {
+        snprintf(err, errlen, "-C 1 (report the host's launch time, not the completion time) "
+                 "is not implemented: every time scaleprobe reports ends at completion");
+        return SP_ERR_INVALID;
+    }
+    if (opts->local_register != 0) {
+        snprintf(err, errlen, "-R %ld: NCCL buffer registration is not implemented; buffers "
+                 "are plain allocations", opts->local_register);
+        return SP_ERR_INVALID;
+    }
+    if (opts->check > 1) {
+        snprintf(err, errlen, "-c %ld: scaleprobe verifies each point once, on the buffers of "
+                 "its timed operations; give -c 1 (or -c 0 to skip the check)", opts->check);
+        return SP_ERR_INVALID;
+    }
+    if (opts->check == 0) {
+        opts->no_check = 1;
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
                                int *help_p, char *err, size_t errlen)
 {
     unsigned char seen[sizeof(coll_defs) / sizeof(coll_defs[0])];
+    alias_argv_t *al;
     sp_status_t status;
     size_t nsizes;
 
     memset(opts, 0, sizeof(*opts));
     memset(seen, 0, sizeof(seen));
-    status = sp_opts_parse(&sp_coll_opt_table, argc, argv, first, opts, help_p, seen, err, errlen);
+    *help_p = 0;
+    al = calloc(1, sizeof(*al));
+    if (al != NULL) {
+        al->argv = calloc((size_t)argc + 1, sizeof(*al->argv));
+    }
+    if (al == NULL || al->argv == NULL) {
+        free(al);
+        snprintf(err, errlen, "out of memory");
+        return SP_ERR_NOMEM;
+    }
+    status = resolve_aliases(argc, argv, first, al, err, errlen);
+    if (status == SP_OK) {
+        status = sp_opts_parse(&sp_coll_opt_table, argc, al->argv, first, opts, help_p, seen, err,
+                               errlen);
+    }
+    free(al->argv);
+    free(al);
+    if (status != SP_OK) {
+        explain_old_c(argc, argv, first, err, errlen);
+        explain_premulsum(err, errlen);
+    }
     if (status != SP_OK || *help_p) {
         return status;
     }
-    status = check_method(opts, seen, err, errlen);
+    status = check_nccltests(opts, err, errlen);
+    if (status == SP_OK) {
+        status = check_method(opts, seen, err, errlen);
+    }
     if (status != SP_OK) {
         return status;
     }
@@ -228,6 +463,16 @@ static int moves_data(const sp_coll_opts_t *opts, sp_coll_kind_t kind, sp_dtype_
 sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
                                      size_t errlen)
 {
+    /* -J: on every rank, so a shared file system answers the same everywhere */
+    if (opts->json[0] != '\0' && !opts->run.force && access(opts->json, F_OK) == 0) {
+        snprintf(err, errlen, "JSON file %s exists; choose another -J or add --force to "
+                 "overwrite it", opts->json);
+        return SP_ERR_INVALID;
+    }
+    if (opts->json[0] != '\0' && strcmp(opts->json, opts->run.output) == 0) {
+        snprintf(err, errlen, "-J %s names the result file (-O) too; give two paths", opts->json);
+        return SP_ERR_INVALID;
+    }
     if (opts->root >= nranks) {
         snprintf(err, errlen, "--root %ld is not a rank of this job (%d ranks: 0..%d, or -1 for all)",
                  opts->root, nranks, nranks - 1);

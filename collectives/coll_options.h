@@ -39,7 +39,19 @@ typedef struct {
     int timeline_io;      /* 0: rank 0 in bounded batches, 1: one collective MPI-IO write */
     int method;           /* sp_method_t (method.h): how a point is sampled and reported */
     long average;         /* nccl-tests' -a: time over ranks, 0 rank 0, 1 mean, 2 min, 3 max */
+    int average_given;    /* -a was on the command line (the default method applies it then) */
     int osu_full;         /* with --method osu: print OSU's -f min/max per point */
+    long check;           /* nccl-tests' -c: 1 verify (default), 0 as --no-check */
+    long cycles;          /* nccl-tests' -N: the sweep runs this many times */
+    char json[SP_OPT_STRLEN]; /* nccl-tests' -J: JSON output path; "": none */
+    int quiet;            /* no progress line */
+    /* nccl-tests' flags accepted at their one meaningful value (coll_options.c says why) */
+    long ngpus;
+    long nthreads;
+    long agg_iters;
+    long blocking;
+    long report_cputime;
+    long local_register;
     sp_run_opts_t run;    /* -O, --force, --backend, --device, --timeout */
 } sp_coll_opts_t;
 

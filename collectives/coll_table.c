@@ -29,6 +29,23 @@ void sp_format_number(double v, int width, char *out, size_t outlen)
     snprintf(out, outlen, "%.*e", width >= 7 ? 1 : 0, v);
 }
 
+void sp_format_time_us(double us, int width, char *out, size_t outlen)
+{
+    char num[32];
+
+    /* microseconds print bare, as nccl-tests prints them; from 1 ms on the unit is printed, so
+     * a long point stays readable and inside its column */
+    if (!(us >= 1e3) || isinf(us)) {
+        sp_format_number(us, width, out, outlen);
+    } else if (us < 1e6) {
+        sp_format_number(us / 1e3, width - 2, num, sizeof(num));
+        snprintf(out, outlen, "%sms", num);
+    } else {
+        sp_format_number(us / 1e6, width - 1, num, sizeof(num));
+        snprintf(out, outlen, "%ss", num);
+    }
+}
+
 void sp_coll_table_header(FILE *out, const char *coll_name)
 {
     fprintf(out, "#\n# %s\n", coll_name);
@@ -55,7 +72,7 @@ static void format_half(const sp_coll_row_t *r, char *buf, size_t len, char *ext
         snprintf(extra, extralen, "  %6s  %5s", "-", "-");
         return;
     }
-    sp_format_number(r->time_us, 7, t, sizeof(t));
+    sp_format_time_us(r->time_us, 7, t, sizeof(t));
     sp_format_number(r->algbw_gbps, 6, a, sizeof(a));
     sp_format_number(r->busbw_gbps, 6, b, sizeof(b));
     if (r->wrong < 0) {

@@ -17,6 +17,10 @@ void sp_coll_table_line(FILE *out, const sp_coll_row_t *out_row, const sp_coll_r
 /* Format v in at most width characters as nccl-tests does (%.2f, then %.1f, %.0f, %.1e). */
 void sp_format_number(double v, int width, char *out, size_t outlen);
 
+/* Format a time in microseconds in at most width characters: bare microseconds below 1 ms
+ * (as sp_format_number), else with its unit: "12.35ms", "1.234s". */
+void sp_format_time_us(double us, int width, char *out, size_t outlen);
+
 /* Totals over printed rows, for the footer. */
 typedef struct {
     double busbw_sum;

@@ -578,6 +578,14 @@ static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const s
         fill_row(&pr);
         if (method != NULL) {
             method->report(&mp, &bufs->point.row);
+        } else if (opts->average_given) {
+            /* -a: nccl-tests' figure over ranks, of every rank's own median; the CI and the
+             * other statistics stay those of the per-sample max (docs/METHODOLOGY.md) */
+            sp_coll_row_t *row = &bufs->point.row;
+            row->time_us = sp_method_over_ranks(bufs->point.rank_times_us, ctx->nranks,
+                                                (sp_over_ranks_t)opts->average);
+            sp_coll_bandwidth(op->coll, &op->args, row->time_us, &row->algbw_gbps,
+                              &row->busbw_gbps);
         }
     }
     return status;
@@ -602,14 +610,8 @@ sp_status_t sp_sweep_measure(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp
     return status;
 }
 
-/* Largest buffer any selected collective needs at the largest size. */
-static size_t sweep_buffer_bytes(const sp_coll_opts_t *opts)
-{
-    /* every collective's send and receive counts are at most size/elt_size elements */
-    return (size_t)opts->maxbytes;
-}
-
-static void print_wrong(const sp_ctx_t *ctx, const sp_coll_row_t *row, const sp_sweep_point_t *p)
+void sp__sweep_print_wrong(const sp_ctx_t *ctx, const sp_coll_row_t *row,
+                           const sp_sweep_point_t *p)
 {
     char list[512];
     size_t used = 0;
@@ -628,10 +630,8 @@ static void print_wrong(const sp_ctx_t *ctx, const sp_coll_row_t *row, const sp_
             (int)row->wrong_ranks, list);
 }
 
-/* Measure one point and, on rank 0, append it to the file; the row is copied to row_p. */
-static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
-                               sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
-                               sp_coll_row_t *row_p)
+sp_status_t sp__sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                            sp_coll_args_t *args, sp_sweep_bufs_t *bufs, sp_coll_row_t *row_p)
 {
     char name[128];
     sp_status_t status;
@@ -660,122 +660,4 @@ static sp_status_t sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const 
         *row_p = p->row;
     }
     return sp_ctx_agree(ctx, status);
-}
-
-/* One line of the table: the size out-of-place and in-place (where the backend runs each and
- * opts ask for it), added to the totals on rank 0. */
-static sp_status_t sweep_line(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
-                              sp_coll_args_t *args, sp_sweep_bufs_t *bufs,
-                              sp_coll_totals_t *totals)
-{
-    const sp_backend_ops_t *ops = ctx->backend.ops;
-    void *st = ctx->backend.state;
-    int run[2] = {opts->place != SP_PLACE_IN && ops->pattern_supported(st, coll->pattern, 0),
-                  opts->place != SP_PLACE_OUT && ops->pattern_supported(st, coll->pattern, 1)};
-    sp_coll_row_t rows[2];
-    sp_status_t status = SP_OK;
-
-    for (int ip = 0; ip < 2 && status == SP_OK; ip++) {
-        if (!run[ip]) {
-            continue;
-        }
-        args->in_place = ip;
-        status = sweep_point(ctx, opts, coll, args, bufs, &rows[ip]);
-        if (status == SP_OK && ctx->rank == 0) {
-            sp_coll_totals_add(totals, &rows[ip]);
-            if (rows[ip].wrong > 0) {
-                print_wrong(ctx, &rows[ip], &bufs->point);
-            }
-        }
-    }
-    if (status == SP_OK && ctx->rank == 0) {
-        sp_coll_table_line(stdout, run[0] ? &rows[0] : NULL, run[1] ? &rows[1] : NULL);
-        fflush(stdout);
-    }
-    return status;
-}
-
-static int coll_selected(uint32_t mask, int i)
-{
-    return (mask >> i) & 1u;
-}
-
-sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
-{
-    uint64_t *sizes = NULL;
-    size_t nsizes = 0;
-    sp_sweep_bufs_t bufs;
-    sp_coll_totals_t totals;
-    sp_status_t status;
-
-    memset(&totals, 0, sizeof(totals));
-    totals.nranks = ctx->nranks;
-    sizes = calloc(SP_MAX_SIZES, sizeof(*sizes));
-    status = sp_ctx_agree(ctx, sizes != NULL ? SP_OK : SP_ERR_NOMEM);
-    if (status != SP_OK) {
-        free(sizes);
-        return status;
-    }
-    sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &nsizes);
-    status = sp_sweep_bufs_init(ctx, sweep_buffer_bytes(opts), sp_method_max_samples(opts), &bufs);
-    if (status != SP_OK) {
-        free(sizes);
-        return status;
-    }
-    if (ctx->rank == 0 && ctx->result != NULL) {
-        status = sp_coll_result_begin(ctx->result, ctx->nranks, sp_method_names[opts->method]);
-    }
-    status = sp_ctx_agree(ctx, status);
-    if (ctx->rank == 0) {
-        fprintf(stdout, "# scaleprobe coll: %d ranks on %d nodes, backend %s\n", ctx->nranks,
-                ctx->topo.nnodes, ctx->backend.ops->name);
-        sp_method_print_header(stdout, opts);
-        fflush(stdout);
-    }
-
-    for (int c = 0; c < SP_COLL_COUNT && status == SP_OK; c++) {
-        const sp_coll_t *coll = sp_coll_get((sp_coll_kind_t)c);
-        if (!coll_selected(opts->colls, c)) {
-            continue;
-        }
-        if (ctx->rank == 0) {
-            sp_coll_table_header(stdout, coll->name);
-        }
-        for (int d = 0; d < SP_DTYPE_COUNT && status == SP_OK; d++) {
-            if (!coll_selected(opts->dtypes, d)) {
-                continue;
-            }
-            for (int o = 0; o < SP_REDOP_COUNT && status == SP_OK; o++) {
-                /* collectives without a reduction run once, not once per op */
-                if (coll->has_redop ? !coll_selected(opts->redops, o) : o > 0) {
-                    continue;
-                }
-                int root_lo = coll->has_root ? (opts->root < 0 ? 0 : (int)opts->root) : -1;
-                int root_hi = coll->has_root ? (opts->root < 0 ? ctx->nranks - 1 : (int)opts->root)
-                                             : -1;
-                for (int root = root_lo; root <= root_hi && status == SP_OK; root++) {
-                    for (size_t si = 0; si < nsizes && status == SP_OK; si++) {
-                        sp_coll_args_t args;
-
-                        sp_coll_args_init(&args, (sp_coll_kind_t)c, ctx->rank, ctx->nranks,
-                                          (sp_dtype_t)d,
-                                          coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM,
-                                          root < 0 ? 0 : root, 0, sizes[si]);
-                        status = sweep_line(ctx, opts, coll, &args, &bufs, &totals);
-                    }
-                }
-            }
-        }
-    }
-    if (ctx->rank == 0 && status == SP_OK) {
-        sp_coll_table_footer(stdout, &totals);
-        fflush(stdout);
-    }
-    sp_sweep_bufs_cleanup(ctx, &bufs);
-    free(sizes);
-    if (status == SP_OK && totals.wrong > 0) {
-        status = SP_ERR_WRONG_DATA;
-    }
-    MPI_Bcast(&status, 1, MPI_INT, 0, ctx->world);
-    return status;
 }

@@ -71,6 +71,15 @@ sp_status_t sp__sweep_agree(sp_ctx_t *ctx, sp_status_t status, const sp_coll_arg
 /* Run the whole sweep of opts: table on rank 0's stdout, rows to ctx->result. Collective. */
 sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts);
 
+/* Measure one point (collective) and, on rank 0, append it to the result file; the row is
+ * copied to row_p on rank 0. */
+sp_status_t sp__sweep_point(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const sp_coll_t *coll,
+                            sp_coll_args_t *args, sp_sweep_bufs_t *bufs, sp_coll_row_t *row_p);
+
+/* Rank 0: the "# WRONG DATA" line of a row with wrong elements (ranks and hosts). */
+void sp__sweep_print_wrong(const sp_ctx_t *ctx, const sp_coll_row_t *row,
+                           const sp_sweep_point_t *p);
+
 /* Test-only fault injection (collectives/sweep_hooks.c): the rank named by
  * SCALEPROBE_TEST_CORRUPT_RANK (-1: none), and the delay of SCALEPROBE_TEST_DELAY
  * ("RANK:US[:COLLECTIVE]") into bufs. */

@@ -11,6 +11,7 @@
 
 #include "context.h"
 #include "engine.h"
+#include "progress.h"
 #include "proxy_table.h"
 #include "log.h"
 #include "proxy_estimate.h"
@@ -167,6 +168,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
     sp_status_t st = SP_OK;
     double t0;
     long done = 0;
+    sp_progress_t progress;
 
     for (long i = 0; i < o->warmup_steps && st == SP_OK; i++) {
         if (sp_runstop_signal(ctx->world) != 0) {
@@ -176,6 +178,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
         st = sp_engine_step(r->eng, -1, &mine);
     }
     t0 = sp_time_ns();
+    sp_progress_init(&progress, ctx->rank, 0, (size_t)r->max_steps, "step");
     while (st == SP_OK) {
         int stop = 0;
         st = should_stop(ctx, o, r, done, t0, &stop);
@@ -199,10 +202,12 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
             sp_proxy_table_step(stdout, at, (size_t)ctx->nranks);
             st = sp_proxy_result_append(ctx->result, at, (size_t)ctx->nranks);
         }
+        sp_progress_item_done(&progress);
         st = sp_ctx_agree(ctx, st);
         done++;
         r->nrows = (size_t)done * (size_t)ctx->nranks;
     }
+    sp_progress_clear(&progress);
     return st;
 }
 

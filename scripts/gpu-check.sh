@@ -121,7 +121,7 @@ else
 fi
 
 # ---- a sweep 16 B..256 MiB, every collective, 0 wrong ----
-step sweep 150 "${R1[@]}" "$sp_bin" coll --backend nccl -c all -b 16 -e 256M -f 16 --max-time 0.5 \
+step sweep 150 "${R1[@]}" "$sp_bin" coll --backend nccl --collectives all -b 16 -e 256M -f 16 --max-time 0.5 \
   --timeout 60 -O "$out/sweep.h5"
 if [ "$rc" -eq 0 ] && ok_file sweep; then
   result PASS sweep "$(fig wrong "$out/sweep.h5" | awk '{print $1 " rows, " $2 " wrong"}')"
@@ -130,7 +130,7 @@ else
 fi
 # ---- all_reduce 256 MiB out of place: CUDA-event time x k against the host's wall interval of
 # each sample, and its algbw ----
-step events 90 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 256M -e 256M --place out \
+step events 90 "${R1[@]}" "$sp_bin" coll --backend nccl --collectives all_reduce -b 256M -e 256M --place out \
   -n 20 -w 2 --timeout 60 -O "$out/events.h5"
 read -r lo hi n < <(fig events "$out/events.h5" || echo "- - 0")
 if [ "$rc" -eq 0 ] && awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a >= 0.9 && b <= 1.0) }'; then
@@ -147,9 +147,9 @@ awk -v b="${bw:-0}" 'BEGIN { exit !(b >= 800 && b <= 5000) }' &&
   result FAIL allreduce_256M_algbw "${bw:-none} GB/s (want 800..5000: a device copy)"
 
 # ---- -G faster per op than eager at 8 B ----
-step eager8 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 8 -e 8 -n 20 -k 100 \
+step eager8 60 "${R1[@]}" "$sp_bin" coll --backend nccl --collectives all_reduce -b 8 -e 8 -n 20 -k 100 \
   --timeout 60 -O "$out/eager8.h5"
-step graph8 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 8 -e 8 -n 20 -k 100 -G \
+step graph8 60 "${R1[@]}" "$sp_bin" coll --backend nccl --collectives all_reduce -b 8 -e 8 -n 20 -k 100 -G \
   --timeout 60 -O "$out/graph8.h5"
 e=$(fig median "$out/eager8.h5")
 g=$(fig median "$out/graph8.h5")
@@ -176,7 +176,7 @@ step node 90 "${R1[@]}" "$sp_bin" node --backend nccl -d float,double,half,bfloa
 # ---- compute-sanitizer memcheck: a small sweep and a 1-step proxy ----
 if command -v compute-sanitizer >/dev/null 2>&1; then
   step memcheck_sweep 120 "${R1[@]}" compute-sanitizer --tool memcheck --error-exitcode 99 "$sp_bin" \
-    coll --backend nccl -c all -b 8 -e 64K -f 64 -n 2 -w 1 --timeout 60 -O "$out/mc-sweep.h5"
+    coll --backend nccl --collectives all -b 8 -e 64K -f 64 -n 2 -w 1 --timeout 60 -O "$out/mc-sweep.h5"
   [ "$rc" -eq 0 ] && result PASS memcheck_sweep "$(grep -m1 'ERROR SUMMARY' "$out/memcheck_sweep.out")" ||
     result FAIL memcheck_sweep "exit $rc: $(grep -m1 'ERROR SUMMARY' "$out/memcheck_sweep.out" || tail_of memcheck_sweep)"
   step memcheck_proxy 120 "${R1[@]}" compute-sanitizer --tool memcheck --error-exitcode 99 "$sp_bin" \
@@ -197,7 +197,7 @@ step timeout_exit 60 "${R1[@]}" "$sp_bin" proxy --backend nccl --hidden 2048 --f
 took=$(($(date +%s) - t0))
 [ "$rc" -eq 1 ] && [ "$took" -le 30 ] && result PASS timeout_exit "exit 1 after ${took} s (--timeout 2)" ||
   result FAIL timeout_exit "exit $rc after ${took} s (want exit 1 within 30 s): $(tail_of timeout_exit)"
-step oom_message 60 "${R1[@]}" "$sp_bin" coll --backend nccl -c all_reduce -b 512G -e 512G -n 1 \
+step oom_message 60 "${R1[@]}" "$sp_bin" coll --backend nccl --collectives all_reduce -b 512G -e 512G -n 1 \
   --timeout 30 -O "$out/oom.h5"
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -qiE "memory|cudaMalloc" "$out/oom_message.out" &&
   result PASS oom_message "exit $rc: $(grep -m1 -iE 'memory|cudaMalloc' "$out/oom_message.out" | cut -c1-160)" ||

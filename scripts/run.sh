@@ -13,7 +13,7 @@ if [ ! -x "$build/scaleprobe" ]; then
 fi
 out="$results/coll-$(date -u +%Y%m%d-%H%M%S)-$$.h5"
 echo "== scaleprobe coll: $np ranks, host backend, every collective, 8 B .. 1 MiB"
-SCALEPROBE_BUILD_DIR=$build "$top/scripts/mpirun.sh" "$np" coll --backend host -c all \
+SCALEPROBE_BUILD_DIR=$build "$top/scripts/mpirun.sh" "$np" coll --backend host --collectives all \
   -b 8 -e 1M -f 4 --max-time 0.5 -O "$out"
 echo
 echo "== scaleprobe report $out"

@@ -44,7 +44,7 @@ typedef struct {
      0, -1, sp_backend_names, SP_BACKEND_COUNT},                                                 \
     {"device", 0, SP_OPT_INT, SP__RUN_OFF(type, member, device), "-1", "N",                      \
      "GPU of this rank on its node (nccl); -1: the node-local rank", -1, 1024, NULL, 0},         \
-    {"timeout", 0, SP_OPT_DOUBLE, SP__RUN_OFF(type, member, timeout), "300", "SEC",              \
+    {"timeout", 'T', SP_OPT_DOUBLE, SP__RUN_OFF(type, member, timeout), "300", "SEC",              \
      "bound on every wait: the watchdog names what hung and ends the job (nccl: a device wait "  \
      "aborts the communicator)",                                                                 \
      SP_RUN_TIMEOUT_MIN_S, SP_RUN_TIMEOUT_MAX_S, NULL, 0},                                       \

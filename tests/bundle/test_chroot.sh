@@ -76,7 +76,7 @@ small="--hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 4 --vocab 1024 --tfl
 timeout 60 $sp ldd /opt/scaleprobe-bundle/bin/scaleprobe >$out/ldd 2>&1; echo "ldd $?" >>$out/rc
 timeout 120 $sp scaleprobe coll -b 8 -e 1M -f 32 --max-time 0.2 -O /tmp/one.h5 >$out/one 2>$out/one.err
 echo "one $?" >>$out/rc
-timeout 180 $sp mpirun -np 2 scaleprobe coll --backend host -c all -b 8 -e 256K -f 64 --max-time 0.2 \
+timeout 180 $sp mpirun -np 2 scaleprobe coll --backend host --collectives all -b 8 -e 256K -f 64 --max-time 0.2 \
   -O /tmp/two.h5 </dev/null >$out/two 2>$out/two.err
 echo "two $?" >>$out/rc
 timeout 120 $sp scaleprobe proxy --backend host $small -O /tmp/proxy.h5 >$out/proxy 2>$out/proxy.err

@@ -12,7 +12,7 @@ built_with_nccl() { ldd "$SCALEPROBE" 2>/dev/null | grep -q 'libnccl'; }
 if gpu_visible && built_with_nccl; then
   echo "# a GPU is visible and the nccl backend is built: verified nccl sweep instead"
   path="$TMP/gpu.h5"
-  sp_mpirun 1 coll --backend nccl -c all -b 8 -e 1M -f 32 --max-time 0.5 -O "$path" \
+  sp_mpirun 1 coll --backend nccl --collectives all -b 8 -e 1M -f 32 --max-time 0.5 -O "$path" \
     >"$TMP/stdout" 2>"$TMP/stderr"
   rc=$?
   if [ "$rc" -eq 0 ] && grep -q 'Out of bounds values : 0 OK' "$TMP/stdout" && [ -s "$path" ]; then

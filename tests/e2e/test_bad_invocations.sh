@@ -14,7 +14,7 @@ mkdir -p "$out/adir"
 : >"$out/empty.h5"
 
 # two small result files for the offline tools' bad options
-sp_mpirun 2 coll -b 64 -e 256 -f 2 -n 3 -c all_reduce,all_gather,reduce_scatter,sendrecv \
+sp_mpirun 2 coll -b 64 -e 256 -f 2 -n 3 --collectives all_reduce,all_gather,reduce_scatter,sendrecv \
   -O "$out/c.h5" >/dev/null 2>&1 </dev/null || not_ok "a sweep for the offline tools"
 c="$out/c.h5"
 tiny=(--layers 2 --hidden 256 --heads 4 --ffn 512 --seq 64 --vocab 1000 --microbatches 2)
@@ -31,7 +31,7 @@ cases=(
   "coll -b 0 -e 64 -f 2 -O @OUT@"
   "coll -b 8 -e 64 -f 1 -i 0 -O @OUT@"
   "coll -b 1 -e 100000 -i 1 -O @OUT@"
-  "coll -c all_reduce,bogus -O @OUT@"
+  "coll --collectives all_reduce,bogus -O @OUT@"
   "coll -c -O @OUT@"
   "coll -d float7 -O @OUT@"
   "coll -o median -O @OUT@"
@@ -57,7 +57,7 @@ cases=(
   "coll -O ''"
   "coll -k 0 -O @OUT@"
   "coll --epsilon 0 -O @OUT@"
-  "coll -b 1 -e 4 -c all_gather -O @OUT@"
+  "coll -b 1 -e 4 --collectives all_gather -O @OUT@"
   "coll -c '' -O @OUT@"
   "coll -d '' -O @OUT@"
   "coll --backend '' -O @OUT@"
@@ -76,6 +76,18 @@ cases=(
   "coll --max-samples 0 -O @OUT@"
   "coll --batch-us nan -O @OUT@"
   "coll -w 1e3 -O @OUT@"
+  # nccl-tests' flags: -c is --check (the list moved), the others at a value that means nothing here
+  "coll -c all_reduce -O @OUT@"
+  "coll -c 3 -O @OUT@"
+  "coll -g 2 -O @OUT@"
+  "coll -t 2 -O @OUT@"
+  "coll -m 4 -O @OUT@"
+  "coll -z 1 -O @OUT@"
+  "coll -C 1 -O @OUT@"
+  "coll -R 1 -O @OUT@"
+  "coll -N 0 -O @OUT@"
+  "coll -J $existing -O @OUT@"
+  "coll -J '' -O @OUT@"
   # proxy
   "proxy --pp 0 -O @OUT@"
   "proxy --hidden 0 -O @OUT@"

@@ -21,7 +21,7 @@
 #   a proxy, and proxies of different shapes, are not comparable (exit 2).
 source "$(dirname "$0")/lib.sh"
 
-sweep=(coll -c all_reduce,broadcast -b 64K -e 1M -f 4 -n 20 -k 1)
+sweep=(coll --collectives all_reduce,broadcast -b 64K -e 1M -f 4 -n 20 -k 1)
 delay=(env NCCL_ALGO=Ring SCALEPROBE_TEST_DELAY=1:2000:all_reduce)
 # a run that is not used first (the first job after a pause starts cold), then A and B
 # alternating, so that neither side always follows the same kind of run; the delayed runs after
@@ -145,12 +145,12 @@ else
   sed -n '/^# Scaling/,$p' "$TMP/sci"
 fi
 
-sp_mpirun 2 coll -c all_reduce,broadcast -b 64K -e 256K -f 4 -n 5 -k 1 -O "$TMP/S.h5" >/dev/null 2>&1
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 64K -e 256K -f 4 -n 5 -k 1 -O "$TMP/S.h5" >/dev/null 2>&1
 "$SCALEPROBE" compare "$TMP/A1.h5" "$TMP/S.h5" >/dev/null 2>"$TMP/serr"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'not comparable: different points' "$TMP/serr" &&
   ok "different sizes: not comparable, exit 2" || { not_ok "different sizes: rc=$rc"; cat "$TMP/serr"; }
-sp_mpirun 2 coll -c all_reduce,broadcast -b 64K -e 1M -f 4 -n 20 -k 2 -O "$TMP/K.h5" >/dev/null 2>&1
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 64K -e 1M -f 4 -n 20 -k 2 -O "$TMP/K.h5" >/dev/null 2>&1
 "$SCALEPROBE" compare "$TMP/A1.h5" "$TMP/K.h5" >"$TMP/k" 2>"$TMP/kerr"
 rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c 'warning: runs used different batch sizes k' "$TMP/kerr")" = 1 ] &&

@@ -18,7 +18,7 @@ src="$TMP/src"
 bad="$TMP/bad"
 mkdir -p "$src" "$bad"
 model=(--layers 2 --hidden 256 --heads 4 --ffn 512 --seq 64 --vocab 1000 --microbatches 2)
-sp_mpirun 2 coll -b 64 -e 4K -f 4 -n 5 -c all_reduce,all_gather,reduce_scatter,sendrecv \
+sp_mpirun 2 coll -b 64 -e 4K -f 4 -n 5 --collectives all_reduce,all_gather,reduce_scatter,sendrecv \
   -O "$src/coll.h5" >/dev/null 2>&1 </dev/null || not_ok "coll source file"
 sp_mpirun 2 proxy "${model[@]}" --steps 3 -O "$src/proxy.h5" >/dev/null 2>&1 </dev/null ||
   not_ok "proxy source file"

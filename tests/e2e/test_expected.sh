@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 
 model=(--hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 --tflops 0.02 --pp 2
   --tp 1 --dp 1 --microbatches 8)
-sp_mpirun 2 coll -c sendrecv,all_reduce -b 1K -e 4M -f 4 -n 10 -O "$TMP/sweep.h5" >/dev/null 2>&1 ||
+sp_mpirun 2 coll --collectives sendrecv,all_reduce -b 1K -e 4M -f 4 -n 10 -O "$TMP/sweep.h5" >/dev/null 2>&1 ||
   { not_ok "sweep"; finish; }
 "$SCALEPROBE" predict "${model[@]}" --sweep "$TMP/sweep.h5" -O "$TMP/pred.h5" >"$TMP/pred.out" 2>&1 ||
   { not_ok "predict"; cat "$TMP/pred.out"; finish; }

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 f="$TMP/run.h5"
 
-sp_mpirun 4 coll -c all_reduce,all_gather -b 64 -e 4K -f 8 -n 5 -O "$f" >"$TMP/out" 2>&1
+sp_mpirun 4 coll --collectives all_reduce,all_gather -b 64 -e 4K -f 8 -n 5 -O "$f" >"$TMP/out" 2>&1
 [ $? -eq 0 ] && ok "4-rank sweep" || { not_ok "4-rank sweep failed"; cat "$TMP/out"; finish; }
 
 # rows of a 1-D dataset, as h5dump -H shows them

@@ -44,12 +44,12 @@ wait_rows() {
   done
   return 1
 }
-sweep="coll -c all -b 1K -e 1M -f 2"
+sweep="coll --collectives all -b 1K -e 1M -f 2"
 
 # 1. a hung rank: rank 2 sleeps 60 s inside a broadcast sample; --timeout 5
 f="$TMP/hang.h5"
 t0=$(now_ms)
-SCALEPROBE_TEST_DELAY=2:60000000:broadcast sp_mpirun 3 coll -c all_reduce,broadcast -b 1K -e 4K -f 4 \
+SCALEPROBE_TEST_DELAY=2:60000000:broadcast sp_mpirun 3 coll --collectives all_reduce,broadcast -b 1K -e 4K -f 4 \
   --timeout 5 -O "$f" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 dt=$(($(now_ms) - t0))
@@ -174,7 +174,7 @@ fi
 # broadcast, so rank 0 waits in it when it gets two SIGTERMs
 f="$TMP/twice.h5"
 SCALEPROBE_TEST_DELAY=1:30000000:broadcast timeout 120 mpirun -np 2 "$SCALEPROBE" coll \
-  -c all_reduce,broadcast -b 1K -e 1K -O "$f" >"$TMP/out" 2>"$TMP/err" &
+  --collectives all_reduce,broadcast -b 1K -e 1K -O "$f" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 wait_rows "$TMP/out" 1
 sleep 1

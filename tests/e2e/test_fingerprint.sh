@@ -4,7 +4,7 @@
 # SCALEPROBE_TEST_FINGERPRINT, set on one rank of an MPMD launch) is named by `scaleprobe report`
 # with its host and the field, and a run where all ranks agree names nobody.
 source "$(dirname "$0")/lib.sh"
-sweep=(coll -c all_reduce -b 64 -e 64 -n 3 -w 1)
+sweep=(coll --collectives all_reduce -b 64 -e 64 -n 3 -w 1)
 host=$(hostname)
 
 # a normal run: three alike ranks

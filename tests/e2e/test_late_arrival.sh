@@ -33,7 +33,7 @@ for np in 4 8; do
   shifted=1
   f="$TMP/late$np.h5"
   SCALEPROBE_TEST_DELAY="$late:500" SCALEPROBE_TEST_CLOCK_SHIFT="$shifted:20000000" \
-    sp_mpirun "$np" coll -c all_reduce,broadcast -b 8 -e 4K -f 8 -n 10 -w 1 --clock-sync all \
+    sp_mpirun "$np" coll --collectives all_reduce,broadcast -b 8 -e 4K -f 8 -n 10 -w 1 --clock-sync all \
     -O "$f" >"$TMP/out" 2>&1
   rc=$?
   [ "$rc" -eq 0 ] && ok "$np ranks, rank $late delayed 500 us, rank $shifted's clock 20 ms ahead: run ok" ||
@@ -85,7 +85,7 @@ done
 # printed only: a receiver late beyond a tiny eager batch delays nobody, yet can be named
 # (docs/METHODOLOGY.md, "The late rank").
 f="$TMP/nodelay.h5"
-sp_mpirun 4 coll -c all_reduce,broadcast -b 8 -e 4K -f 8 -n 10 -w 1 -O "$f" >"$TMP/out" 2>&1
+sp_mpirun 4 coll --collectives all_reduce,broadcast -b 8 -e 4K -f 8 -n 10 -w 1 -O "$f" >"$TMP/out" 2>&1
 rc=$?
 ar=$(awk '/^# all_reduce/ { on = 1; next } /^# [a-z]/ && !/^# *\(|^# *size/ { on = 0 }
   on && /^ +[0-9]/ { n += ($(NF-2) != "-") + ($NF != "-") } END { print n + 0 }' "$TMP/out")

@@ -38,7 +38,7 @@ attr() { h5dump -a "$2" "$1" 2>/dev/null | sed -nE 's/^ *\(0\): "(.*)"$/\1/p'; }
 
 # ---- nccl-tests: one host-timed batch of -n 20, reported as the mean over ranks (-a 1) ----
 f="$TMP/nccl.h5"
-sp_mpirun 2 coll -c all_reduce,all_gather -b 1K -e 16K -f 4 --method nccl-tests -n 20 -w 5 -O "$f" \
+sp_mpirun 2 coll --collectives all_reduce,all_gather -b 1K -e 16K -f 4 --method nccl-tests -n 20 -w 5 -O "$f" \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] && ok "--method nccl-tests -n 20 -w 5: exit 0" || { not_ok "nccl-tests rc=$rc"; cat "$TMP/err"; }
@@ -64,7 +64,7 @@ bad=$(awk 'function off(a, b) { return (a - b) > 1e-9 * b || (b - a) > 1e-9 * b 
 # -a 0, 2, 3: rank 0's, the min, the max of the ranks' times
 for a in 0 2 3; do
   f="$TMP/a$a.h5"
-  sp_mpirun 2 coll -c all_reduce -b 4K -e 4K --place out --method nccl-tests -n 10 -a "$a" -O "$f" \
+  sp_mpirun 2 coll --collectives all_reduce -b 4K -e 4K --place out --method nccl-tests -n 10 -a "$a" -O "$f" \
     >/dev/null 2>"$TMP/err"
   read -r time_us < <(cols "$f" time_us)
   read -r r0 mean lo hi < <(over_ranks "$f" 2)
@@ -76,7 +76,7 @@ done
 
 # ---- osu: -n 50 timed single operations per point, barrier-separated, with OSU's -f lines ----
 f="$TMP/osu.h5"
-sp_mpirun 2 coll -c all_reduce,broadcast -b 1K -e 16K -f 4 --method osu -n 50 -w 3 --osu-full -O "$f" \
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 1K -e 16K -f 4 --method osu -n 50 -w 3 --osu-full -O "$f" \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] && ok "--method osu -n 50 -w 3 --osu-full: exit 0" || { not_ok "osu rc=$rc"; cat "$TMP/err"; }
@@ -102,7 +102,7 @@ bad=$(awk 'function off(a, b) { return (a - b) > 1e-9 * b || (b - a) > 1e-9 * b 
 
 # OSU's default counts: 1000 operations at 8 KiB, 100 above; warm-up left to OSU's (-1)
 f="$TMP/osu-default.h5"
-sp_mpirun 2 coll -c all_reduce -b 8K -e 16K -f 2 --place out --method osu -O "$f" >"$TMP/out" 2>"$TMP/err"
+sp_mpirun 2 coll --collectives all_reduce -b 8K -e 16K -f 2 --place out --method osu -O "$f" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] && [ "$(cols "$f" samples | tr '\n' ' ')" = "1000 100 " ] &&
   [ "$(attr "$f" /config/warmup)" = -1 ] && ok "--method osu: 1000 operations at 8K, 100 at 16K, warmup -1" ||
@@ -110,12 +110,21 @@ rc=$?
 
 # the default method is named too, and still samples as before
 f="$TMP/default.h5"
-sp_mpirun 2 coll -c all_reduce -b 1K -e 1K --place out -n 5 -O "$f" >/dev/null 2>&1
+sp_mpirun 2 coll --collectives all_reduce -b 1K -e 1K --place out -n 5 -O "$f" >/dev/null 2>&1
 [ "$(attr "$f" /coll/method)" = default ] && [ "$(cols "$f" samples)" = 5 ] &&
   ok "default method: /coll method default, 5 samples" || not_ok "default method: '$(attr "$f" /coll/method)'"
 
+# -a given with the default method: nccl-tests' figure over the ranks' own medians (here the max)
+f="$TMP/default-a3.h5"
+sp_mpirun 2 coll --collectives all_reduce -b 4K -e 4K --place out -n 5 -a 3 -O "$f" >/dev/null 2>&1
+read -r time_us < <(cols "$f" time_us)
+read -r r0 mean lo hi < <(over_ranks "$f" 2)
+[ -n "$time_us" ] && [ "$time_us" = "$hi" ] &&
+  ok "default method -a 3: time $time_us us = max of the ranks' medians $r0 / $lo / $hi" ||
+  not_ok "default method -a 3: time '$time_us', rank medians $r0 $mean $lo $hi"
+
 # ---- bad method options: exit 2, one message naming the option, no file ----
-for c in "--method nccl-tests -a 4|--average" "-a 0|--average" "--method osu -k 8|--batch" \
+for c in "--method nccl-tests -a 4|--average" "--method osu -a 0|--average" "--method osu -k 8|--batch" \
          "--method nccl-tests --osu-full|--osu-full" "--method mpi|--method"; do
   args=${c%|*}
   want=${c#*|}

@@ -84,7 +84,7 @@ screenshot() {
 }
 
 # shellcheck disable=SC2054
-sweep=(coll -c all_reduce,all_gather -b 1K -e 64K -f 4 -n 8 -k 1)
+sweep=(coll --collectives all_reduce,all_gather -b 1K -e 64K -f 4 -n 8 -k 1)
 sp_mpirun 2 "${sweep[@]}" -O "$TMP/A.h5" >/dev/null 2>&1 &&
   NCCL_ALGO=Ring sp_mpirun 2 "${sweep[@]}" --timeline-events 0 -O "$TMP/B.h5" >/dev/null 2>&1 &&
   sp_mpirun 4 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 --tflops 5 \
@@ -156,7 +156,7 @@ EOF
 )
 if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/a.html" 1 2>&1) && [ "$trs" = "$rows" ] &&
   [ "$same" = yes ] &&
-  grep -q 'mpirun, pml' "$TMP/a.html" && grep -q '>late rank</th>' "$TMP/a.html" && grep -q 'coll -c all_reduce,all_gather' "$TMP/a.html"; then
+  grep -q 'mpirun, pml' "$TMP/a.html" && grep -q '>late rank</th>' "$TMP/a.html" && grep -q 'coll --collectives all_reduce,all_gather' "$TMP/a.html"; then
   ok "html of a sweep: self-contained ($msg), $trs rows, report's $t_us us $algbw/$busbw GB/s"
 else
   not_ok "html of a sweep: rc=$rc rows=$trs of $rows, first row $same: $msg"

@@ -52,9 +52,9 @@ else
 fi
 
 # From a measured sweep (4 ranks, host backend) of the collectives the layout needs.
-sp_mpirun 4 coll -c all_reduce,all_gather,reduce_scatter,sendrecv -b 1K -e 256K -f 4 -n 5 \
+sp_mpirun 4 coll --collectives all_reduce,all_gather,reduce_scatter,sendrecv -b 1K -e 256K -f 4 -n 5 \
   -O "$TMP/sweep.h5" >/dev/null 2>&1 &&
-  sp_mpirun 4 coll -c all_reduce -b 1K -e 64K -f 4 -n 5 -O "$TMP/ar.h5" >/dev/null 2>&1 ||
+  sp_mpirun 4 coll --collectives all_reduce -b 1K -e 64K -f 4 -n 5 -O "$TMP/ar.h5" >/dev/null 2>&1 ||
   { not_ok "the host sweeps"; finish; }
 # shellcheck disable=SC2086
 "$SCALEPROBE" predict $small --tp 2 --pp 2 --microbatches 4 --sequence-parallel \

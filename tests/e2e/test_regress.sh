@@ -22,7 +22,7 @@ dump_times() {
   done
 }
 
-sweep=(coll -c all_reduce -b 1K -e 64K -f 4 -n 20 -k 1)
+sweep=(coll --collectives all_reduce -b 1K -e 64K -f 4 -n 20 -k 1)
 files=()
 for i in 0 1 2 3 4 5 6 7; do
   if [ "$i" -eq 4 ]; then

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 top=${SCALEPROBE_SOURCE_DIR:?}
 f="$TMP/a.h5"
 
-sp_mpirun 2 coll -c all_reduce,broadcast -b 64 -e 256 -f 4 -n 5 -O "$f" >"$TMP/out" 2>&1
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 64 -e 256 -f 4 -n 5 -O "$f" >"$TMP/out" 2>&1
 [ $? -eq 0 ] && ok "2-rank sweep" || { not_ok "2-rank sweep failed"; cat "$TMP/out"; }
 
 # schema: h5dump -H with the row counts and run-specific attribute sizes blanked, and without

@@ -212,7 +212,7 @@ static void test_issue21_misses(void **state)
     workload_t proxy = workloads(1);
     char err[ERRLEN];
     sp_coll_opts_t o;
-    char *argv[8] = {"coll", "-b", "1", "-e", "4", "-c", "all_gather", NULL};
+    char *argv[8] = {"coll", "-b", "1", "-e", "4", "--collectives", "all_gather", NULL};
     int help = 0;
 
     (void)state;

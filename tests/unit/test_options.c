@@ -363,11 +363,11 @@ static void test_coll_lists(void **state)
     sp_coll_opts_t o;
 
     (void)state;
-    parse_ok("-c all", &o);
+    parse_ok("--collectives all", &o);
     assert_int_equal(o.colls, 0x3ff); /* ten collectives, alltoallv the last */
-    parse_ok("-c alltoallv", &o);
+    parse_ok("--collectives alltoallv", &o);
     assert_int_equal(o.colls, 1u << SP_COLL_ALLTOALLV);
-    parse_ok("-c all_gather,alltoall,scatter", &o);
+    parse_ok("--collectives all_gather,alltoall,scatter", &o);
     assert_int_equal(o.colls, (1u << SP_COLL_ALL_GATHER) | (1u << SP_COLL_ALLTOALL) |
                                   (1u << SP_COLL_SCATTER));
     parse_ok("--collectives=sendrecv", &o);
@@ -444,6 +444,39 @@ static void test_coll_help(void **state)
 
 /* ---- coll: every error path ---- */
 
+/* nccl-tests' spelling of a run: every flag at its one meaningful value is taken. */
+static void test_coll_nccltests_flags(void **state)
+{
+    sp_coll_opts_t o;
+
+    (void)state;
+    parse_ok("-b 8 -e 128M -f 2 -g 1 -t 1 -c 1 -n 20 -w 5 -m 1 -z 0 -C 0 -R 0 -N 3 -T 60 "
+             "-J out.json", &o);
+    assert_int_equal(o.check, 1);
+    assert_int_equal(o.no_check, 0);
+    assert_int_equal(o.cycles, 3);
+    assert_true(o.run.timeout == 60.0);
+    assert_string_equal(o.json, "out.json");
+    assert_int_equal(o.colls, 1u << SP_COLL_ALL_REDUCE);
+    parse_ok("-d bf16,fp16,float32 --datatype=fp64", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_DOUBLE);
+    parse_ok("-d bf16,fp16,float32", &o);
+    assert_int_equal(o.dtypes, (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_HALF) |
+                                   (1u << SP_DTYPE_FLOAT));
+    parse_ok("-dbf16", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
+    parse_ok("-a 3", &o);
+    assert_int_equal(o.average, 3);
+    assert_int_equal(o.average_given, 1);
+    parse_ok("-b 8", &o);
+    assert_int_equal(o.average_given, 0);
+    parse_ok("-c 0", &o);
+    assert_int_equal(o.no_check, 1);
+    parse_ok("--check=1 --collectives all_gather", &o);
+    assert_int_equal(o.no_check, 0);
+    assert_int_equal(o.colls, 1u << SP_COLL_ALL_GATHER);
+}
+
 static void test_coll_errors(void **state)
 {
     static const struct {
@@ -483,9 +516,9 @@ static void test_coll_errors(void **state)
         {"-i -1", "--stepbytes", NULL},
         {"--minbytes=", "--minbytes", NULL},
         /* names */
-        {"-c all_reduce,bogus", "--collectives", "bogus"},
+        {"--collectives all_reduce,bogus", "--collectives", "bogus"},
         {"-c allreduce", "--collectives", "allreduce"},
-        {"-c all_reduce,", "--collectives", NULL},
+        {"--collectives all_reduce,", "--collectives", NULL},
         {"-d float,foo", "--datatype", "foo"},
         {"-d fp8", "--datatype", "fp8"},
         {"-o mean", "--op", "mean"},
@@ -509,7 +542,6 @@ static void test_coll_errors(void **state)
         {"--method", "--method", NULL},
         {"--method nccl-tests -a 4", "--average", "4"},
         {"--method nccl-tests -a -1", "--average", "-1"},
-        {"-a 1", "--average", "nccl-tests"},
         {"--method osu -a 0", "--average", "nccl-tests"},
         {"--osu-full", "--osu-full", "osu"},
         {"--method nccl-tests --osu-full", "--osu-full", "osu"},
@@ -519,6 +551,24 @@ static void test_coll_errors(void **state)
         {"--method osu --min-samples 5", "--min-samples", NULL},
         {"--method nccl-tests --max-samples 5", "--max-samples", NULL},
         {"--method osu --batch-us 10", "--batch-us", NULL},
+        /* nccl-tests' flags: -c is --check now, the rest say why they are refused */
+        {"-c all_reduce", "--collectives all_reduce", "-c is nccl-tests' --check"},
+        {"-call_gather,sendrecv", "--collectives all_gather,sendrecv", NULL},
+        {"--check=all", "--collectives all", NULL},
+        {"-c 2", "-c 2", "once"},
+        {"-c -1", "--check", NULL},
+        {"-g 2", "-g/--ngpus 2", "one GPU per MPI rank"},
+        {"-t 4", "-t/--nthreads 4", "launch one rank per GPU"},
+        {"-m 8", "--agg-iters 8", "not implemented"},
+        {"-z 1", "-z 1", "--method osu"},
+        {"-C 1", "-C 1", "completion"},
+        {"-R 1", "-R 1", "registration"},
+        {"-N 0", "--cycles", NULL},
+        {"-J", "-J", NULL},
+        {"-d f8e4m3", "f8e4m3", "fp8"},
+        {"-d float,e5m2", "e5m2", "not supported"},
+        {"-o premulsum", "premulsum", "not supported"},
+        {"-o sum,mulsum", "--op", NULL},
     };
 
     (void)state;
@@ -612,7 +662,7 @@ static void test_coll_hash(void **state)
         "-b 8 -e 1M -f 4",
         "-b 8 -e 1M -f 2 -d half",
         "-b 8 -e 1M -f 2 -o max",
-        "-b 8 -e 1M -f 2 -c all",
+        "-b 8 -e 1M -f 2 --collectives all",
         "-b 8 -e 1M -f 2 -r 1",
         "-b 8 -e 1M -f 2 --no-check",
         "-b 8 -e 1M -f 2 --place in",
@@ -1089,6 +1139,7 @@ int main(void)
         cmocka_unit_test(test_coll_scalars),
         cmocka_unit_test(test_coll_help),
         cmocka_unit_test(test_coll_errors),
+        cmocka_unit_test(test_coll_nccltests_flags),
         cmocka_unit_test(test_coll_methods),
         cmocka_unit_test(test_coll_check_world),
         cmocka_unit_test(test_coll_epsilon),

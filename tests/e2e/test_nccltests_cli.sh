@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# nccl-tests' habits on coll's command line and in its live output: an nccl-tests command line
+# (-g 1 -c 1 -n 20 -w 5 -J) runs and its JSON reads with nccl-tests' field names; sizes whose
+# per-rank count rounds to 0 are skipped with one line; -N repeats the sweep; the progress line
+# shows on a terminal only; bad nccl-tests flags say why (exit 2).
+source "$(dirname "$0")/lib.sh"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+# 1. nccl-tests' example line (-b 8 -e 128M -f 2 -g 1 -c 1 -n 20 -w 5 -J) up to 4M: -n 20 is an
+# exact count (no time cap applies), and 26 operations of 64M and 128M took minutes on the
+# shared 2-core CI machine; -k 1 times one operation per sample
+j="$TMP/out.json"
+sp_mpirun 2 coll -b 8 -e 4M -f 2 -g 1 -c 1 -n 20 -w 5 -J "$j" -k 1 \
+  -O "$TMP/a.h5" >"$TMP/out" 2>"$TMP/err" </dev/null
+rc=$?
+[ "$rc" -eq 0 ] && [ -s "$j" ] && [ ! -e "$j.part" ] && ok "nccl-tests command line ran, JSON written" ||
+  { not_ok "nccl-tests command line: rc=$rc"; tail -5 "$TMP/err"; }
+if "$py" - "$j" "$TMP/a.h5" >"$TMP/py" 2>&1 <<'PY'
+import json, sys
+import h5py
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert (c["nthreads"], c["ngpus"], c["minimum_bytes"], c["maximum_bytes"], c["step_factor"],
+        c["warmup_iters"], c["iterations"], c["validation"]) == (1, 1, 8, 4 << 20, 2, 5, 20, 1), c
+devs = c["devices"]
+assert [x["rank"] for x in devs] == [0, 1] and all(x["pid"] > 0 and x["hostname"] for x in devs), devs
+res = d["results"]
+sizes = [r["size"] for r in res]
+assert sizes == sorted(set(sizes)) and sizes[-1] == 4 << 20 and 0 not in sizes, sizes
+for r in res:
+    assert r["type"] == "float" and r["redop"] == "sum" and r["count"] * 4 == r["size"], r
+    for place in ("out_of_place", "in_place"):
+        p = r[place]
+        assert p["time"] > 0 and p["alg_bw"] > 0 and p["bus_bw"] > 0 and p["nwrong"] == 0, r
+        # all_reduce on 2 ranks: busbw = algbw * 2(n-1)/n = algbw; algbw = size / time
+        assert abs(p["bus_bw"] - p["alg_bw"]) <= 1e-5 * p["alg_bw"], p
+        assert abs(p["alg_bw"] - r["size"] / 1e3 / p["time"]) <= 1e-4 * p["alg_bw"], (r["size"], p)
+assert d["out_of_bounds"] == {"count": 0, "okay": "true"}, d["out_of_bounds"]
+bws = [r[p]["bus_bw"] for r in res for p in ("out_of_place", "in_place")]
+avg = d["average_bus_bandwidth"]["bandwidth"]
+assert abs(avg - sum(bws) / len(bws)) <= 1e-4 * avg, (avg, sum(bws) / len(bws))
+# the JSON's times are the result file's rows (microseconds)
+rows = h5py.File(sys.argv[2], "r")["/coll/results"][:]
+assert len(rows) == 2 * len(res), (len(rows), len(res))
+for row in rows:
+    r = res[sizes.index(int(row["bytes"]))]
+    t = r["in_place" if row["in_place"] else "out_of_place"]["time"]
+    assert abs(t - row["time_us"]) <= 1e-5 * row["time_us"], (t, row["time_us"])
+print(f"{len(res)} sizes 8..{sizes[-1]}, avg busbw {avg:.3g} GB/s, first time {res[0]['out_of_place']['time']} us")
+PY
+then
+  ok "JSON in nccl-tests' field names matches the result file: $(cat "$TMP/py")"
+else
+  not_ok "JSON check"; sed 's/^/     | /' "$TMP/py" | tail -8
+fi
+grep -q '^# nThread 1 nGpus 1 minBytes 8 maxBytes 4194304 step: 2(factor) warmup iters: 5 iters: 20' "$TMP/out" &&
+  [ "$(grep -c '^#  Rank  [01] Pid ' "$TMP/out")" -eq 2 ] &&
+  ok "parameter header and the device list open the output: $(grep -m1 '^#  Rank' "$TMP/out")" ||
+  { not_ok "header or device list missing"; head -8 "$TMP/out"; }
+
+# 2. all_gather of floats on 2 ranks: 8 and 16 B round to 0 elements per rank; -N 2 repeats
+sp_mpirun 2 coll --collectives all_gather -b 8 -e 128 -f 2 -n 2 -k 1 -N 2 -O "$TMP/z.h5" \
+  >"$TMP/zout" 2>&1 </dev/null
+rc=$?
+rows=$(awk '/^ +[0-9]/ { print $1 }' "$TMP/zout" | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^# skipped' "$TMP/zout")" -eq 1 ] &&
+  grep -q '^# skipped 2 size(s) (8, 16 B)' "$TMP/zout" && [ "$rows" = "32 64 128 32 64 128 " ] &&
+  grep -q '^# cycle 2 of 2' "$TMP/zout"; then
+  ok "sizes that round to 0 skipped once, one line; -N 2 repeats the rows: $rows"
+else
+  not_ok "size-0 rows / cycles: rc=$rc rows='$rows'"; grep '^# skipped\|^# cycle\|^ ' "$TMP/zout" | head
+fi
+
+# 3. the progress line: on a (pseudo-)terminal, not when piped, not with --quiet
+sweep="coll -b 1K -e 256K -f 4 -n 3 -k 1"
+on_tty() { # run a command with a pseudo-terminal as stdin/stdout/stderr; output to $1
+  local out=$1
+  shift
+  "$py" - "$out" "$@" <<'PY'
+import os, pty, sys
+out = open(sys.argv[1], "wb")
+def read(fd):
+    data = os.read(fd, 4096)
+    out.write(data)
+    return data
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+while True:
+    try:
+        if not read(fd):
+            break
+    except OSError:
+        break
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+}
+on_tty "$TMP/tty" timeout 120 mpirun -np 2 "$SCALEPROBE" $sweep -O "$TMP/p1.h5"
+rc=$?
+line=$(tr '\r' '\n' <"$TMP/tty" | grep -m1 '^\[3/10 points\] .*elapsed .*ETA ')
+[ "$rc" -eq 0 ] && [ -n "$line" ] && ok "progress on a terminal: '$line'" ||
+  { not_ok "no progress line on a terminal (rc=$rc)"; tr '\r' '\n' <"$TMP/tty" | head -5; }
+on_tty "$TMP/ttyq" timeout 120 mpirun -np 2 "$SCALEPROBE" $sweep --quiet -O "$TMP/p2.h5"
+sp_mpirun 2 $sweep -O "$TMP/p3.h5" >"$TMP/pipe" 2>&1 </dev/null
+if grep -q 'points\]' "$TMP/ttyq" "$TMP/pipe"; then
+  not_ok "progress shown with --quiet or when piped"
+else
+  ok "no progress with --quiet on a terminal, none when piped"
+fi
+
+# the proxy's steps: done / total with the last step's time, on the same module
+on_tty "$TMP/ttyp" timeout 120 mpirun -np 2 "$SCALEPROBE" proxy --layers 2 --hidden 256 --heads 4 \
+  --ffn 512 --seq 64 --vocab 1000 --microbatches 2 --steps 3 -O "$TMP/px.h5"
+rc=$?
+line=$(tr '\r' '\n' <"$TMP/ttyp" | grep -a -m1 '^\[3/3 steps\] done  elapsed .*last [0-9.]* s')
+[ "$rc" -eq 0 ] && [ -n "$line" ] && ok "proxy progress on a terminal: '$line'" ||
+  { not_ok "no proxy progress line (rc=$rc)"; tr '\r' '\n' <"$TMP/ttyp" | tail -5; }
+
+# 4. nccl-tests flags that make no sense here: exit 2, one message that says why
+bad() { # expected text, then the arguments
+  local want=$1
+  shift
+  sp_mpirun 2 coll "$@" -O "$TMP/bad.h5" >"$TMP/bout" 2>"$TMP/berr" </dev/null
+  local rc=$? msg
+  msg=$(grep '^scaleprobe' "$TMP/berr")
+  if [ "$rc" -eq 2 ] && [ "$(grep -c '^scaleprobe' "$TMP/berr")" -eq 1 ] && [[ $msg == *"$want"* ]] &&
+    [ ! -e "$TMP/bad.h5" ]; then
+    ok "coll $*: exit 2: $msg"
+  else
+    not_ok "coll $*: rc=$rc: $msg"
+  fi
+}
+bad "the collectives moved to --collectives: --collectives all_reduce" -c all_reduce
+bad "one GPU per MPI rank" -g 2
+bad "launch one rank per GPU" -t 2
+echo "not mine" >"$TMP/old.json"
+bad "JSON file $TMP/old.json exists" -J "$TMP/old.json"
+[ "$(cat "$TMP/old.json")" = "not mine" ] && ok "an existing -J file is left alone" ||
+  not_ok "an existing -J file was overwritten"
+finish
