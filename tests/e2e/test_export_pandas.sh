@@ -6,7 +6,7 @@
 # description attributes (docs/SCHEMA.md, "Units and descriptions").
 source "$(dirname "$0")/lib.sh"
 
-sp_mpirun 2 coll -c all_reduce,broadcast -b 1K -e 16K -f 4 -n 8 -k 1 --place both \
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 1K -e 16K -f 4 -n 8 -k 1 --place both \
   -O "$TMP/c.h5" >/dev/null 2>&1 &&
   sp_mpirun 4 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 \
     --tflops 5 --pp 2 --dp 2 --steps 2 -O "$TMP/p.h5" >/dev/null 2>&1 &&
