@@ -20,15 +20,8 @@
 /* A rank's seq went backwards past the window: the caller switches to the in-memory path. */
 #define DISORDER 1
 
-/* What the analysis needs of a coll event. */
-typedef struct {
-    uint64_t seq;
-    int64_t start_ns;
-    int64_t end_ns;
-    uint64_t bytes;
-    int32_t rank;
-    int32_t step;
-} cev_t;
+/* What the analysis needs of a coll event (kind is read, then not looked at again). */
+typedef sp_arrival_ev_t cev_t;
 
 /* One rank's stream: its coll events not yet merged, sorted by seq in a ring. */
 typedef struct {
@@ -213,38 +206,49 @@ static sp_status_t instance(acc_t *c, const cev_t *e, size_t n)
     return arrival_instance(c, e, n);
 }
 
-/* The coll events of buf[0..n) into out[], in order; SP_ERR_INVALID for a rank out of range. */
-static sp_status_t take_coll(const sp_event_rec_t *buf, size_t n, int nranks, cev_t *out,
-                             size_t *nout_p)
+/* The coll events of rank's rows buf[0..n), compacted in place; SP_ERR_FORMAT for a row of
+ * another rank (a damaged rank table), SP_ERR_INVALID for a rank out of range (warned). */
+static sp_status_t take_coll(cev_t *buf, size_t n, int rank, int nranks, size_t *nout_p)
 {
     size_t m = 0;
 
     for (size_t i = 0; i < n; i++) {
-        const sp_event_rec_t *x = &buf[i];
-        if (x->kind != SP_EV_COLL) {
+        if (buf[i].rank != rank) {
+            sp_warn("timeline: /timeline/ranks does not match /timeline/events: an event of rank "
+                    "%d belongs to rank %d",
+                    rank, (int)buf[i].rank);
+            return SP_ERR_FORMAT;
+        }
+        if (buf[i].kind != SP_EV_COLL) {
             continue;
         }
-        if (x->rank < 0 || x->rank >= nranks) {
+        if (rank >= nranks) {
             sp_warn("timeline: coll event seq %llu has rank %d, outside [0, %d)",
-                    (unsigned long long)x->seq, (int)x->rank, nranks);
+                    (unsigned long long)buf[i].seq, rank, nranks);
             return SP_ERR_INVALID;
         }
-        out[m++] = (cev_t){x->seq, x->start_ns, x->end_ns, x->bytes, x->rank, x->step};
+        buf[m++] = buf[i];
     }
     *nout_p = m;
     return SP_OK;
 }
+
+/* A cursor in the heap, with its head's key (no pointer chase per comparison). */
+typedef struct {
+    uint64_t seq;
+    int32_t rank;
+    cursor_t *c;
+} heap_entry_t;
 
 /* The merge: a cursor per rank of the timeline, a binary heap of the cursors by head seq. */
 typedef struct {
     const sp_arrivals_source_t *src;
     int nranks;
     uint64_t read_rows;
-    sp_event_rec_t *buf; /* read_rows rows, shared by the cursors */
-    cev_t *tmp;          /* their coll events */
+    cev_t *buf; /* read_rows rows, shared by the cursors */
     cursor_t *cur;
     size_t ncur;
-    cursor_t **heap;
+    heap_entry_t *heap;
     size_t nheap;
     cev_t *inst; /* the instance being gathered */
     size_t inst_cap;
@@ -258,21 +262,28 @@ static const cev_t *head_of(const cursor_t *c)
     return &c->ring[c->head];
 }
 
+static int entry_before(const heap_entry_t *x, const heap_entry_t *y)
+{
+    return x->seq != y->seq ? x->seq < y->seq : x->rank < y->rank;
+}
+
+/* c goes in keyed by its head, which stays until it is popped */
 static void heap_push(merge_t *m, cursor_t *c)
 {
+    heap_entry_t x = {head_of(c)->seq, c->rank, c};
     size_t i = m->nheap++;
 
-    while (i > 0 && cev_before(head_of(c), head_of(m->heap[(i - 1) / 2]))) {
+    while (i > 0 && entry_before(&x, &m->heap[(i - 1) / 2])) {
         m->heap[i] = m->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    m->heap[i] = c;
+    m->heap[i] = x;
 }
 
 static cursor_t *heap_pop(merge_t *m)
 {
-    cursor_t *top = m->heap[0];
-    cursor_t *x = m->heap[--m->nheap];
+    cursor_t *top = m->heap[0].c;
+    heap_entry_t x = m->heap[--m->nheap];
     size_t i = 0;
 
     for (;;) {
@@ -280,10 +291,10 @@ static cursor_t *heap_pop(merge_t *m)
         if (k >= m->nheap) {
             break;
         }
-        if (k + 1 < m->nheap && cev_before(head_of(m->heap[k + 1]), head_of(m->heap[k]))) {
+        if (k + 1 < m->nheap && entry_before(&m->heap[k + 1], &m->heap[k])) {
             k++;
         }
-        if (!cev_before(head_of(m->heap[k]), head_of(x))) {
+        if (!entry_before(&m->heap[k], &x)) {
             break;
         }
         m->heap[i] = m->heap[k];
@@ -323,16 +334,16 @@ static sp_status_t cursor_fill(merge_t *m, cursor_t *c)
             return st;
         }
         c->next = got > 0 ? c->next + got : c->count;
-        st = take_coll(m->buf, got, m->nranks, m->tmp, &ncoll);
+        st = take_coll(m->buf, got, c->rank, m->nranks, &ncoll);
         if (st != SP_OK) {
             return st;
         }
         for (size_t i = 0; i < ncoll; i++) {
-            if (m->closed_any && m->tmp[i].seq <= m->watermark) {
+            if (m->closed_any && m->buf[i].seq <= m->watermark) {
                 m->disorder = 1;
                 break;
             }
-            ring_insert(c, &m->tmp[i]);
+            ring_insert(c, &m->buf[i]);
         }
     }
     return SP_OK;
@@ -369,10 +380,10 @@ static sp_status_t merge_run(merge_t *m, acc_t *acc)
         }
     }
     while (st == SP_OK && !m->disorder && m->nheap > 0) {
-        uint64_t seq = head_of(m->heap[0])->seq;
+        uint64_t seq = m->heap[0].seq;
         size_t n = 0;
 
-        while (st == SP_OK && !m->disorder && m->nheap > 0 && head_of(m->heap[0])->seq == seq) {
+        while (st == SP_OK && !m->disorder && m->nheap > 0 && m->heap[0].seq == seq) {
             st = take_head(m, heap_pop(m), seq, &n);
         }
         if (st == SP_OK && !m->disorder) {
@@ -409,7 +420,7 @@ static sp_status_t load_sorted(merge_t *m, acc_t *acc)
                 break;
             }
             from = got > 0 ? from + got : c->count;
-            st = take_coll(m->buf, got, m->nranks, m->tmp, &ncoll);
+            st = take_coll(m->buf, got, c->rank, m->nranks, &ncoll);
             if (st == SP_OK && n + ncoll > room) {
                 size_t want = 2 * (n + ncoll);
                 cev_t *grown = realloc(all, want * sizeof(*all));
@@ -418,7 +429,7 @@ static sp_status_t load_sorted(merge_t *m, acc_t *acc)
                 room = grown != NULL ? want : room;
             }
             if (st == SP_OK && ncoll > 0) {
-                memcpy(all + n, m->tmp, ncoll * sizeof(*all));
+                memcpy(all + n, m->buf, ncoll * sizeof(*all));
                 n += ncoll;
             }
         }
@@ -544,7 +555,6 @@ static void merge_close(merge_t *m)
     free(m->cur);
     free(m->heap);
     free(m->buf);
-    free(m->tmp);
     free(m->inst);
 }
 
@@ -576,11 +586,10 @@ static sp_status_t merge_open(merge_t *m, const sp_arrivals_source_t *src, int n
     m->ncur = src->nranks;
     m->inst_cap = 2 * (size_t)nranks;
     m->buf = malloc((size_t)m->read_rows * sizeof(*m->buf));
-    m->tmp = malloc((size_t)m->read_rows * sizeof(*m->tmp));
     m->cur = calloc(m->ncur > 0 ? m->ncur : 1, sizeof(*m->cur));
     m->heap = calloc(m->ncur > 0 ? m->ncur : 1, sizeof(*m->heap));
     m->inst = malloc(m->inst_cap * sizeof(*m->inst));
-    if (m->buf == NULL || m->tmp == NULL || m->cur == NULL || m->heap == NULL || m->inst == NULL) {
+    if (m->buf == NULL || m->cur == NULL || m->heap == NULL || m->inst == NULL) {
         return SP_ERR_NOMEM;
     }
     for (size_t i = 0; i < m->ncur; i++) {
@@ -657,29 +666,46 @@ sp_status_t sp_arrivals_run(const sp_arrivals_source_t *src, int nranks, const i
     return run(src, a->nnodes > 0 ? node_of : NULL, a);
 }
 
-/* The file source: sp_tlread_rank, with a warning when it fails. */
+/* The file source: whole rows (sp_tlread_rank: HDF5 converts a full row faster than a subset
+ * of its columns), cut down to sp_arrival_ev_t, with a warning when a read fails. */
 typedef struct {
     const char *path;
     sp_tlread_t *tl;
+    sp_event_rec_t *rows;
+    size_t room;
 } file_src_t;
 
-static sp_status_t file_read(void *ctx, int rank, sp_event_rec_t *buf, size_t max, uint64_t from,
+static sp_status_t file_read(void *ctx, int rank, cev_t *buf, size_t max, uint64_t from,
                              size_t *n_p)
 {
     file_src_t *f = ctx;
-    sp_status_t st = sp_tlread_rank(f->tl, rank, buf, max, from, n_p);
+    sp_status_t st;
 
+    if (max > f->room) {
+        sp_event_rec_t *grown = realloc(f->rows, max * sizeof(*grown));
+        if (grown == NULL) {
+            return SP_ERR_NOMEM;
+        }
+        f->rows = grown;
+        f->room = max;
+    }
+    st = sp_tlread_rank(f->tl, rank, f->rows, max, from, n_p);
     if (st != SP_OK) {
         sp_warn("%s: the timeline is damaged: %s", f->path, f->tl->why);
+        return st;
     }
-    return st;
+    for (size_t i = 0; i < *n_p; i++) {
+        const sp_event_rec_t *x = &f->rows[i];
+        buf[i] = (cev_t){x->seq, x->start_ns, x->end_ns, x->bytes, x->rank, x->step, x->kind};
+    }
+    return SP_OK;
 }
 
 sp_status_t sp_arrivals_scan(const char *path, int nranks, const int *node_of, int nnodes,
                              sp_arrivals_t *a)
 {
     sp_tlread_t tl;
-    file_src_t f = {path, &tl};
+    file_src_t f = {path, &tl, NULL, 0};
     sp_status_t st;
 
     if (path == NULL || a == NULL || nranks < 1) {
@@ -702,6 +728,7 @@ sp_status_t sp_arrivals_scan(const char *path, int nranks, const int *node_of, i
         };
         st = sp_arrivals_run(&src, nranks, node_of, nnodes, a);
     }
+    free(f.rows);
     sp_tlread_close(&tl);
     return st;
 }

@@ -63,6 +63,17 @@ typedef struct {
 sp_status_t sp_arrivals_scan(const char *path, int nranks, const int *node_of, int nnodes,
                              sp_arrivals_t *a);
 
+/* The columns of an event the pass reads (the others are not read from the file). */
+typedef struct {
+    uint64_t seq;
+    int64_t start_ns;
+    int64_t end_ns;
+    uint64_t bytes;
+    int32_t rank;
+    int32_t step;
+    int16_t kind; /* sp_ev_kind_t */
+} sp_arrival_ev_t;
+
 /* Where the events come from: a result file (sp_arrivals_scan), or memory (tests). */
 typedef struct {
     const sp_tl_rank_t *ranks; /* one row per rank of the timeline: its events are rows
@@ -72,7 +83,7 @@ typedef struct {
     int64_t err_ns;      /* the clock model's error bound */
     /* rank's events [from, from + max) into buf, *n_p read (as sp_tlread_rank); a failing
      * read has said why (a warning) */
-    sp_status_t (*read)(void *ctx, int rank, sp_event_rec_t *buf, size_t max, uint64_t from,
+    sp_status_t (*read)(void *ctx, int rank, sp_arrival_ev_t *buf, size_t max, uint64_t from,
                         size_t *n_p);
     void *ctx;
     size_t ring_budget; /* bytes for all the cursors' rings; 0: the default (64 MiB) */

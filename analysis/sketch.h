@@ -31,7 +31,7 @@ void sp_sketch_free(sp_sketch_t *s); /* a zeroed or freed sketch is fine */
 sp_status_t sp_sketch_add(sp_sketch_t *s, int64_t v);
 
 /* The two middle values of the sorted values (equal for an odd count): exact while the sketch
- * holds its values, else bin midpoints. Sorts vals. SP_ERR_INVALID when empty. */
+ * holds its values, else bin midpoints. Reorders vals. SP_ERR_INVALID when empty. */
 sp_status_t sp_sketch_middle(sp_sketch_t *s, int64_t *lo_p, int64_t *hi_p);
 
 /* 1 when the sketch's figures are exact (no histogram yet). */

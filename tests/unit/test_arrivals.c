@@ -24,16 +24,19 @@ typedef struct {
     int fail_rank;            /* a read of this rank fails (-1: none) */
 } mem_t;
 
-static sp_status_t mem_read(void *ctx, int rank, sp_event_rec_t *buf, size_t max, uint64_t from,
-                            size_t *n_p)
+static sp_status_t mem_read(void *ctx, int rank, sp_arrival_ev_t *buf, size_t max,
+                            uint64_t from, size_t *n_p)
 {
     mem_t *m = ctx;
-    (void)rank;
 
     if (rank == m->fail_rank) {
         return SP_ERR_IO;
     }
-    memcpy(buf, m->ev + from, max * sizeof(*buf)); /* ev is the rank's own slice (see below) */
+    for (size_t i = 0; i < max; i++) { /* ev is the rank's own slice (see below) */
+        const sp_event_rec_t *x = &m->ev[from + i];
+        buf[i] = (sp_arrival_ev_t){x->seq, x->start_ns, x->end_ns, x->bytes, x->rank, x->step,
+                                   x->kind};
+    }
     *n_p = max;
     return SP_OK;
 }
@@ -64,7 +67,7 @@ typedef struct {
     size_t nrows;
 } mem_ranked_t;
 
-static sp_status_t ranked_read(void *ctx, int rank, sp_event_rec_t *buf, size_t max,
+static sp_status_t ranked_read(void *ctx, int rank, sp_arrival_ev_t *buf, size_t max,
                                uint64_t from, size_t *n_p)
 {
     mem_ranked_t *r = ctx;
