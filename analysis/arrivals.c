@@ -17,8 +17,8 @@
 #define MIN_READ ((uint64_t)256)
 #define MAX_READ ((uint64_t)1 << 16)
 
-/* A rank's seq went backwards past the window: the caller switches to the in-memory path. */
-#define DISORDER 1
+/* Up to this many ranks the merge scans the cursors; above, it keeps a heap. */
+#define SCAN_RANKS 64
 
 /* What the analysis needs of a coll event (kind is read, then not looked at again). */
 typedef sp_arrival_ev_t cev_t;
@@ -349,10 +349,13 @@ static sp_status_t cursor_fill(merge_t *m, cursor_t *c)
     return SP_OK;
 }
 
-/* Move c's events of seq into the instance; refill c and put it back in the heap. */
+/* Move c's events of seq into the instance (more than one is a duplicate, which the instance
+ * check reports), refilling c as it empties. */
 static sp_status_t take_head(merge_t *m, cursor_t *c, uint64_t seq, size_t *n_p)
 {
-    do {
+    sp_status_t st = SP_OK;
+
+    while (st == SP_OK && !m->disorder && c->n > 0 && head_of(c)->seq == seq) {
         if (*n_p == m->inst_cap) {
             sp_warn("timeline: rank %d has two coll events with seq %llu", c->rank,
                     (unsigned long long)seq);
@@ -361,10 +364,74 @@ static sp_status_t take_head(merge_t *m, cursor_t *c, uint64_t seq, size_t *n_p)
         m->inst[(*n_p)++] = *head_of(c);
         c->head = (c->head + 1) & c->mask;
         c->n--;
-    } while (c->n > 0 && head_of(c)->seq == seq);
-    sp_status_t st = cursor_fill(m, c);
-    if (st == SP_OK && c->n > 0) {
-        heap_push(m, c);
+        st = cursor_fill(m, c);
+    }
+    return st;
+}
+
+/* The instance of seq is complete: no cursor can add to it. */
+static sp_status_t close_instance(merge_t *m, acc_t *acc, uint64_t seq, size_t n)
+{
+    m->closed_any = 1;
+    m->watermark = seq;
+    return instance(acc, m->inst, n);
+}
+
+/* Few ranks: the smallest head by a scan of the cursors (2 compares per rank and instance,
+ * cheaper than a heap when most ranks take part in most instances). */
+static sp_status_t merge_scan(merge_t *m, acc_t *acc)
+{
+    sp_status_t st = SP_OK;
+
+    while (st == SP_OK && !m->disorder) {
+        uint64_t seq = 0;
+        size_t n = 0;
+        int any = 0;
+
+        for (size_t i = 0; i < m->ncur; i++) {
+            const cursor_t *c = &m->cur[i];
+            if (c->n > 0 && (!any || head_of(c)->seq < seq)) {
+                seq = head_of(c)->seq;
+                any = 1;
+            }
+        }
+        if (!any) {
+            break;
+        }
+        for (size_t i = 0; i < m->ncur && st == SP_OK; i++) {
+            st = take_head(m, &m->cur[i], seq, &n);
+        }
+        if (st == SP_OK && !m->disorder) {
+            st = close_instance(m, acc, seq, n);
+        }
+    }
+    return st;
+}
+
+/* Many ranks: a heap of the cursors by head. */
+static sp_status_t merge_heap(merge_t *m, acc_t *acc)
+{
+    sp_status_t st = SP_OK;
+
+    for (size_t i = 0; i < m->ncur; i++) {
+        if (m->cur[i].n > 0) {
+            heap_push(m, &m->cur[i]);
+        }
+    }
+    while (st == SP_OK && !m->disorder && m->nheap > 0) {
+        uint64_t seq = m->heap[0].seq;
+        size_t n = 0;
+
+        while (st == SP_OK && !m->disorder && m->nheap > 0 && m->heap[0].seq == seq) {
+            cursor_t *c = heap_pop(m);
+            st = take_head(m, c, seq, &n);
+            if (st == SP_OK && c->n > 0) {
+                heap_push(m, c);
+            }
+        }
+        if (st == SP_OK && !m->disorder) {
+            st = close_instance(m, acc, seq, n);
+        }
     }
     return st;
 }
@@ -375,24 +442,11 @@ static sp_status_t merge_run(merge_t *m, acc_t *acc)
 
     for (size_t i = 0; i < m->ncur && st == SP_OK && !m->disorder; i++) {
         st = cursor_fill(m, &m->cur[i]);
-        if (st == SP_OK && m->cur[i].n > 0) {
-            heap_push(m, &m->cur[i]);
-        }
     }
-    while (st == SP_OK && !m->disorder && m->nheap > 0) {
-        uint64_t seq = m->heap[0].seq;
-        size_t n = 0;
-
-        while (st == SP_OK && !m->disorder && m->nheap > 0 && m->heap[0].seq == seq) {
-            st = take_head(m, heap_pop(m), seq, &n);
-        }
-        if (st == SP_OK && !m->disorder) {
-            m->closed_any = 1;
-            m->watermark = seq;
-            st = instance(acc, m->inst, n);
-        }
+    if (st != SP_OK || m->disorder) {
+        return st;
     }
-    return st;
+    return m->ncur <= SCAN_RANKS ? merge_scan(m, acc) : merge_heap(m, acc);
 }
 
 static int cev_cmp(const void *pa, const void *pb)

@@ -5,6 +5,7 @@
  * the medians, report / bare read, and report's largest peak RSS against the 256 MiB target.
  * An optional reference binary (e.g. an older build) is run in the same rounds.
  *   bench_report SCALEPROBE FILE [rounds (3)] [REFERENCE_SCALEPROBE]
+ *   bench_report --bare-read FILE (the bare read alone, e.g. under perf)
  * A big FILE: /usr/bin/python3 bench/timeline_synth.py BASE.h5 FILE NEVENTS (see there). */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
@@ -116,6 +117,9 @@ int main(int argc, char **argv)
     int rounds = argc >= 4 ? atoi(argv[3]) : 3;
     int kinds = argc >= 5 ? 3 : 2;
 
+    if (argc == 3 && strcmp(argv[1], "--bare-read") == 0) {
+        return bare_read(argv[2]); /* the bare read alone, for a profiler */
+    }
     if (argc < 3 || argc > 5 || rounds < 1 || rounds > MAX_ROUNDS) {
         fprintf(stderr, "usage: bench_report SCALEPROBE FILE [rounds 1-%d] [REFERENCE]\n",
                 MAX_ROUNDS);

@@ -106,6 +106,19 @@ void sp_middle_pair_i64(int64_t *v, size_t n, int64_t *lo_p, int64_t *hi_p)
 {
     size_t k = n / 2;
 
+    if (n <= 32) { /* a few ranks' arrivals, once per instance: insertion sort is quicker */
+        for (size_t i = 1; i < n; i++) {
+            int64_t x = v[i];
+            size_t j = i;
+            for (; j > 0 && v[j - 1] > x; j--) {
+                v[j] = v[j - 1];
+            }
+            v[j] = x;
+        }
+        *lo_p = v[(n - 1) / 2];
+        *hi_p = v[k];
+        return;
+    }
     select_kth(v, n, k);
     *lo_p = *hi_p = v[k];
     if (n % 2 == 0) { /* the lower middle one: the largest before index k */
