@@ -16,9 +16,8 @@
 #include "links_report.h"
 #include "node_report.h"
 #include "proxy_table.h"
-#include "skew.h"
+#include "report_arrivals.h"
 #include "stats.h"
-#include "tlread.h"
 
 static int same_point(const sp_coll_row_t *a, const sp_coll_row_t *b)
 {
@@ -211,41 +210,14 @@ static void print_top_ranks(const sp_reader_t *rd, int *count, const double *sum
     }
 }
 
-/* Per point, the late rank (lateness.h) from the timeline on the run's full clock model; NULL
- * with no timeline (or no coll event in it). */
-static sp_late_t *timeline_lateness(const sp_reader_t *rd, size_t *npoints_p, int64_t *err_p)
-{
-    sp_tlread_t tl;
-    sp_event_rec_t *ev = NULL;
-    sp_late_t *points = NULL;
-    size_t n = 0;
-
-    *npoints_p = 0;
-    if (sp_tlread_open(rd->path, &tl) != SP_OK) {
-        return NULL;
-    }
-    if (tl.present && sp_tlread_all(rd->path, NULL, 0, &ev, &n) == SP_OK && n > 0 &&
-        sp_skew_point_lateness(ev, n, rd->world_size, tl.clock_err_ns, &points, npoints_p) !=
-            SP_OK) {
-        points = NULL;
-        *npoints_p = 0;
-    }
-    *err_p = tl.clock_err_ns;
-    free(ev);
-    sp_tlread_close(&tl);
-    return points;
-}
-
 /* Ranks late most often, by arrival: from the timeline when the file has one, else the sweep's
  * own verdicts (late_rank); then, clearly apart, the ranks with the highest own median, which in
  * a synchronizing collective are the late rank's victims. */
-static void print_slowest(const sp_reader_t *rd, FILE *out)
+static void print_slowest(const sp_reader_t *rd, const sp_arrivals_t *tl, FILE *out)
 {
     int *count;
     double *sum_us;
-    sp_late_t *points;
-    size_t npoints = 0, named = 0;
-    int64_t err_ns = 0;
+    size_t npoints = tl != NULL ? tl->npoints : 0, named = 0;
 
     if (rd->world_size < 2 || rd->nrows == 0) {
         return;
@@ -255,21 +227,15 @@ static void print_slowest(const sp_reader_t *rd, FILE *out)
     if (count == NULL || sum_us == NULL) {
         goto out;
     }
-    points = timeline_lateness(rd, &npoints, &err_ns);
-    for (size_t i = 0; i < npoints; i++) {
-        if (points[i].significant) {
-            count[points[i].rank]++;
-            sum_us[points[i].rank] += points[i].margin_us;
-            named++;
-        }
-    }
-    free(points);
     if (npoints > 0) {
+        named = tl->named;
+        memcpy(count, tl->point_count, (size_t)rd->world_size * sizeof(*count));
+        memcpy(sum_us, tl->point_sum_us, (size_t)rd->world_size * sizeof(*sum_us));
         fprintf(out, "# Ranks late most often (timeline, arrival on rank 0's clock, error bound "
                      "%.1f us; per point the rank last most often, named when later than the "
                      "median arrival beyond the bound and 5%% of the batch in a sign test): %zu "
                      "of %zu points have a late rank\n",
-                (double)err_ns / 1e3, named, npoints);
+                (double)tl->err_ns / 1e3, named, npoints);
     } else {
         npoints = rd->nrows;
         for (size_t i = 0; i < rd->nrows; i++) {
@@ -323,152 +289,20 @@ static void print_wrong(const sp_reader_t *rd, FILE *out)
     }
 }
 
-/* Late arrivals from the timeline: who starts collective instances last, by arrival time on
- * rank 0's clock, only where the clock model can resolve the order. */
-/* A node slow as a whole: its ranks arrive late together, so no rank is last on its own. */
-static void print_node_arrivals(const sp_reader_t *rd, const sp_event_rec_t *ev, size_t n,
-                                int64_t err_ns, FILE *out)
+/* One pass over the timeline for its sections: with_slowest adds "Ranks late most often"
+ * (which falls back to the sweep's own verdicts without a timeline). */
+static void print_arrivals(const sp_reader_t *rd, int with_slowest, FILE *out)
 {
-    int nnodes = rd->node_count;
-    int *node_of = NULL;
-    uint64_t *count = NULL;
-    int64_t *late = NULL;
-    size_t resolved = 0;
+    sp_arrivals_t tl;
+    sp_status_t st = sp_report_arrivals_scan(rd, &tl);
 
-    if (nnodes < 2 || rd->ranks == NULL) {
-        return;
+    if (with_slowest) {
+        print_slowest(rd, st == SP_OK ? &tl : NULL, out);
     }
-    node_of = calloc((size_t)rd->world_size, sizeof(*node_of));
-    count = calloc((size_t)nnodes, sizeof(*count));
-    late = calloc((size_t)nnodes, sizeof(*late));
-    if (node_of != NULL && count != NULL && late != NULL) {
-        for (int r = 0; r < rd->world_size; r++) {
-            node_of[r] = rd->ranks[r].node;
-        }
-        if (sp_skew_node_lateness(ev, n, node_of, rd->world_size, nnodes, err_ns, count, late,
-                                  &resolved) == SP_OK &&
-            resolved > 0) {
-            fprintf(out, "# Late nodes (a node arrives with its last rank): %zu instances with a "
-                         "resolvable last node\n",
-                    resolved);
-            for (int k = 0; k < 2; k++) {
-                int best = -1;
-                for (int d = 0; d < nnodes; d++) {
-                    if (count[d] > 0 && (best < 0 || late[d] > late[best])) {
-                        best = d;
-                    }
-                }
-                if (best < 0) {
-                    break;
-                }
-                const char *host = "?";
-                for (int r = 0; r < rd->world_size; r++) {
-                    if (node_of[r] == best) {
-                        host = sp_reader_host(rd, r);
-                        break;
-                    }
-                }
-                fprintf(out, "#   node %d (%s): last to arrive in %llu of %zu (%.0f%%), %.3f ms in "
-                             "all\n",
-                        best, host, (unsigned long long)count[best], resolved,
-                        100.0 * (double)count[best] / (double)resolved, (double)late[best] / 1e6);
-                count[best] = 0;
-            }
-        }
+    sp_report_arrivals_print(rd, st, &tl, out);
+    if (st == SP_OK) {
+        sp_arrivals_free(&tl);
     }
-    free(late);
-    free(count);
-    free(node_of);
-}
-
-static void print_arrivals(const sp_reader_t *rd, FILE *out)
-{
-    sp_tlread_t tl;
-    sp_event_rec_t *ev = NULL;
-    sp_instance_t *inst = NULL;
-    uint64_t *counts = NULL;
-    double *margins = NULL;
-    int64_t *late = NULL;
-    size_t n = 0;
-    size_t ninst = 0;
-    size_t resolved = 0;
-    int64_t median_skew = 0;
-
-    if (rd->world_size < 2 || sp_tlread_open(rd->path, &tl) != SP_OK) {
-        return;
-    }
-    if (!tl.present) {
-        goto out;
-    }
-    if (sp_tlread_all(rd->path, NULL, 0, &ev, &n) != SP_OK) {
-        fprintf(out, "# PARTIAL REPORT: /timeline is damaged (see the warning); the late "
-                "arrivals are left out\n");
-        goto out;
-    }
-    /* a zero-byte operation moves nothing and does not synchronize: no arrival order in it */
-    {
-        size_t kept = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (ev[i].bytes > 0) {
-                ev[kept++] = ev[i];
-            }
-        }
-        n = kept;
-    }
-    if (n == 0 || sp_skew_match(ev, n, rd->world_size, tl.clock_err_ns, &inst, &ninst) != SP_OK ||
-        ninst == 0 || sp_skew_summary(inst, ninst, &median_skew, &resolved) != SP_OK) {
-        goto out;
-    }
-    counts = calloc((size_t)rd->world_size, sizeof(*counts));
-    margins = calloc(ninst, sizeof(*margins));
-    late = calloc((size_t)rd->world_size, sizeof(*late));
-    if (counts == NULL || margins == NULL || late == NULL) {
-        goto out;
-    }
-    sp_skew_last_counts(inst, ninst, rd->world_size, counts);
-    for (size_t i = 0; i < ninst; i++) {
-        if (inst[i].resolved && inst[i].last_rank >= 0 && inst[i].last_rank < rd->world_size) {
-            late[inst[i].last_rank] += inst[i].last_margin_ns;
-        }
-    }
-    fprintf(out,
-            "# Late arrivals (timeline, by arrival time on rank 0's clock, error bound %.1f us): "
-            "%zu collective instances, median skew %.1f us, %zu with a resolvable last arriver\n",
-            (double)tl.clock_err_ns / 1e3, ninst, (double)median_skew / 1e3, resolved);
-    /* ranked by the time the others waited for them, not by how often they were last: one
-     * rank 8 ms late 45 times delays the job more than another 26 us late 224 times */
-    for (int k = 0; k < 3 && resolved > 0; k++) {
-        int best = -1;
-        size_t m = 0;
-        for (int r = 0; r < rd->world_size; r++) {
-            if (counts[r] > 0 && (best < 0 || late[r] > late[best])) {
-                best = r;
-            }
-        }
-        if (best < 0) {
-            break;
-        }
-        for (size_t i = 0; i < ninst; i++) {
-            if (inst[i].resolved && inst[i].last_rank == best) {
-                margins[m++] = (double)inst[i].last_margin_ns;
-            }
-        }
-        fprintf(out,
-                "#   rank %d (%s, node %d): last to arrive in %llu of %zu resolved instances "
-                "(%.0f%%), by a median %.1f us after the next rank, %.3f ms in all\n",
-                best, sp_reader_host(rd, best), rd->ranks ? rd->ranks[best].node : -1,
-                (unsigned long long)counts[best], resolved, 100.0 * (double)counts[best] / (double)resolved,
-                sp_stats_median(margins, m, margins) / 1e3, (double)late[best] / 1e6);
-        counts[best] = 0;
-    }
-    print_node_arrivals(rd, ev, n, tl.clock_err_ns, out);
-out:
-    free(late);
-    free(margins);
-    free(counts);
-    free(inst);
-    free(ev);
-    sp_tlread_close(&tl);
 }
 
 /* The node section, from a view of rd's /node (the reader keeps ownership). */
@@ -535,7 +369,7 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
         }
         sp_proxy_table_summary(out, in, rd->proxy, rd->nproxy);
         if (!rd->proxy_predicted) {
-            print_arrivals(rd, out); /* a prediction's groups arrive together by construction */
+            print_arrivals(rd, 0, out); /* a prediction's groups arrive together by construction */
         }
         return;
     }
@@ -547,8 +381,7 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     fprintf(out, "# Summary\n");
     print_peaks(rd, out);
     print_not_converged(rd, out);
-    print_slowest(rd, out);
-    print_arrivals(rd, out);
+    print_arrivals(rd, 1, out);
     print_wrong(rd, out);
 }
 

@@ -284,6 +284,25 @@ sp_status_t sp_tlread_rank(sp_tlread_t *tl, int rank, sp_event_rec_t *buf, size_
     return SP_OK;
 }
 
+uint64_t sp_tlread_chunk_rows(const sp_tlread_t *tl)
+{
+    hsize_t dims[1] = {1};
+    hid_t dcpl;
+
+    if (tl == NULL || !tl->present || tl->events_ <= 0) {
+        return 0;
+    }
+    dcpl = H5Dget_create_plist(tl->events_);
+    if (dcpl < 0) {
+        return 1;
+    }
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 1, dims) != 1 || dims[0] == 0) {
+        dims[0] = 1;
+    }
+    H5Pclose(dcpl);
+    return (uint64_t)dims[0];
+}
+
 sp_status_t sp_tlread_span(sp_tlread_t *tl, int rank, int64_t *start_ns_p, int64_t *end_ns_p)
 {
     const sp_tl_rank_t *row;

@@ -58,6 +58,10 @@ const sp_tl_rank_t *sp_tlread_find(const sp_tlread_t *tl, int rank);
 sp_status_t sp_tlread_rank(sp_tlread_t *tl, int rank, sp_event_rec_t *buf, size_t max,
                            uint64_t from, size_t *n_p);
 
+/* Rows per chunk of /timeline/events as stored (a reader whose reads start at multiples of it
+ * decompresses each chunk once); 0 without a timeline, 1 for an unchunked table. */
+uint64_t sp_tlread_chunk_rows(const sp_tlread_t *tl);
+
 /*
  * Earliest start_ns and latest end_ns of rank's events, reading only those two columns.
  * A rank without events gives the empty span INT64_MAX, INT64_MIN. Errors as sp_tlread_rank.

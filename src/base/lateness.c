@@ -102,25 +102,43 @@ static void select_kth(int64_t *v, size_t n, size_t k)
     }
 }
 
+void sp_middle_pair_i64(int64_t *v, size_t n, int64_t *lo_p, int64_t *hi_p)
+{
+    size_t k = n / 2;
+
+    if (n <= 32) { /* a few ranks' arrivals, once per instance: insertion sort is quicker */
+        for (size_t i = 1; i < n; i++) {
+            int64_t x = v[i];
+            size_t j = i;
+            for (; j > 0 && v[j - 1] > x; j--) {
+                v[j] = v[j - 1];
+            }
+            v[j] = x;
+        }
+        *lo_p = v[(n - 1) / 2];
+        *hi_p = v[k];
+        return;
+    }
+    select_kth(v, n, k);
+    *lo_p = *hi_p = v[k];
+    if (n % 2 == 0) { /* the lower middle one: the largest before index k */
+        *lo_p = v[0];
+        for (size_t i = 1; i < k; i++) {
+            *lo_p = v[i] > *lo_p ? v[i] : *lo_p;
+        }
+    }
+}
+
 void sp_late_add(sp_late_acc_t *acc, const int64_t *arrival_ns, int64_t batch_ns)
 {
     double threshold = SP_LATE_MIN_FRAC * (double)batch_ns;
     size_t n = (size_t)acc->nranks;
-    size_t k = n / 2;
     int64_t upper, lower, latest = INT64_MIN;
     int last = -1, ties = 0;
     double median_off; /* the median arrival, as an offset from `lower` */
 
     memcpy(acc->scratch, arrival_ns, n * sizeof(*arrival_ns));
-    select_kth(acc->scratch, n, k);
-    upper = acc->scratch[k];
-    lower = upper;
-    if (n % 2 == 0) { /* the mean of the two middle arrivals: the largest below index k */
-        lower = acc->scratch[0];
-        for (size_t i = 1; i < k; i++) {
-            lower = acc->scratch[i] > lower ? acc->scratch[i] : lower;
-        }
-    }
+    sp_middle_pair_i64(acc->scratch, n, &lower, &upper);
     median_off = (double)(upper - lower) / 2.0;
     threshold = threshold > (double)acc->err_ns ? threshold : (double)acc->err_ns;
     for (int r = 0; r < acc->nranks; r++) {

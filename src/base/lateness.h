@@ -63,6 +63,10 @@ void sp_late_add(sp_late_acc_t *acc, const int64_t *arrival_ns, int64_t batch_ns
 /* The verdict from the samples added so far. */
 void sp_late_result(const sp_late_acc_t *acc, sp_late_t *out_p);
 
+/* The two middle values of v[0..n) (n >= 1; equal for an odd n), reordering v: the median is
+ * their mean. Expected O(n). */
+void sp_middle_pair_i64(int64_t *v, size_t n, int64_t *lo_p, int64_t *hi_p);
+
 /* P(B >= k) for B ~ Binomial(n, 1/2): the one-sided sign test's p-value. */
 double sp_late_sign_p(uint64_t n, uint64_t k);
 
