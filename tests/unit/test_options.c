@@ -21,7 +21,6 @@
 
 #include "optline.h"
 
-
 /* Parse a coll command line that must be accepted. */
 static void parse_ok(const char *line, sp_coll_opts_t *opts)
 {
@@ -431,7 +430,8 @@ static void test_coll_nccltests_flags(void **state)
 
     (void)state;
     parse_ok("-b 8 -e 128M -f 2 -g 1 -t 1 -c 1 -n 20 -w 5 -m 1 -z 0 -C 0 -R 0 -N 3 -T 60 "
-             "-J out.json", &o);
+             "-J out.json",
+             &o);
     assert_int_equal(o.check, 1);
     assert_int_equal(o.no_check, 0);
     assert_int_equal(o.cycles, 3);
@@ -441,8 +441,8 @@ static void test_coll_nccltests_flags(void **state)
     parse_ok("-d bf16,fp16,float32 --datatype=fp64", &o);
     assert_int_equal(o.dtypes, 1u << SP_DTYPE_DOUBLE);
     parse_ok("-d bf16,fp16,float32", &o);
-    assert_int_equal(o.dtypes, (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_HALF) |
-                                   (1u << SP_DTYPE_FLOAT));
+    assert_int_equal(o.dtypes,
+                     (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_HALF) | (1u << SP_DTYPE_FLOAT));
     parse_ok("-dbf16", &o);
     assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
     parse_ok("-a 3", &o);

@@ -353,13 +353,11 @@ typedef struct {
 } pos_opts_t;
 
 static const sp_opt_def_t pos_defs[] = {
-    {"files", 0, SP_OPT_ARGS, offsetof(pos_opts_t, files), NULL, "FILE", "input files", 1, -1,
-     NULL, 0},
-    {"vs", 0, SP_OPT_MARK, offsetof(pos_opts_t, vs), NULL, NULL, "split the files", 0, -1, NULL,
+    {"files", 0, SP_OPT_ARGS, offsetof(pos_opts_t, files), NULL, "FILE", "input files", 1, -1, NULL,
      0},
+    {"vs", 0, SP_OPT_MARK, offsetof(pos_opts_t, vs), NULL, NULL, "split the files", 0, -1, NULL, 0},
     {"json", 'j', SP_OPT_FLAG, offsetof(pos_opts_t, json), NULL, NULL, "JSON", 0, -1, NULL, 0},
-    {"level", 0, SP_OPT_DOUBLE, offsetof(pos_opts_t, level), "0.5", "L", "a level", 0, 1, NULL,
-     0},
+    {"level", 0, SP_OPT_DOUBLE, offsetof(pos_opts_t, level), "0.5", "L", "a level", 0, 1, NULL, 0},
 };
 static const sp_opt_table_t pos_table = {"tool", "A tool with files.", pos_defs, 4};
 
