@@ -178,7 +178,7 @@ static sp_status_t run_steps(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_
         st = sp_engine_step(r->eng, -1, &mine);
     }
     t0 = sp_time_ns();
-    sp_progress_init(&progress, ctx->rank, 0, (size_t)r->max_steps, "step");
+    sp_progress_init(&progress, ctx->rank, o->quiet, (size_t)r->max_steps, "step");
     while (st == SP_OK) {
         int stop = 0;
         st = should_stop(ctx, o, r, done, t0, &stop);

@@ -43,6 +43,8 @@ static const sp_opt_def_t proxy_defs[] = {
      0},
     {"dp", 0, SP_OPT_INT, OFF(dp), "0", "N", "data-parallel size; default: world / (tp x pp)", 1, 1e6,
      NULL, 0},
+    {"quiet", 0, SP_OPT_FLAG, OFF(quiet), NULL, NULL,
+     "no progress line on stderr (shown only when stderr is a terminal)", 0, -1, NULL, 0},
     {"sequence-parallel", 0, SP_OPT_FLAG, OFF(sequence_parallel), NULL, NULL,
      "tensor parallelism with sequence parallelism: all-gather + reduce-scatter per block", 0, -1,
      NULL, 0},

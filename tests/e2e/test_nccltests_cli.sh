@@ -116,6 +116,11 @@ rc=$?
 line=$(tr '\r' '\n' <"$TMP/ttyp" | grep -a -m1 '^\[3/3 steps\] done  elapsed .*last [0-9.]* s')
 [ "$rc" -eq 0 ] && [ -n "$line" ] && ok "proxy progress on a terminal: '$line'" ||
   { not_ok "no proxy progress line (rc=$rc)"; tr '\r' '\n' <"$TMP/ttyp" | tail -5; }
+on_tty "$TMP/ttypq" timeout 120 mpirun -np 2 "$SCALEPROBE" proxy --layers 2 --hidden 256 --heads 4 \
+  --ffn 512 --seq 64 --vocab 1000 --microbatches 2 --steps 3 --quiet -O "$TMP/pxq.h5"
+rc=$?
+[ "$rc" -eq 0 ] && ! grep -a -q 'steps\]' "$TMP/ttypq" &&
+  ok "proxy --quiet on a terminal: no progress line" || not_ok "proxy --quiet: rc=$rc or a progress line"
 
 # 4. nccl-tests flags that make no sense here: exit 2, one message that says why
 bad() { # expected text, then the arguments
