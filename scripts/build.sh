@@ -6,5 +6,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SCALEPROBE_BUILD_DIR:-$top/build}
 "$top/scripts/install-deps.sh" "${SCALEPROBE_DEPS:-test}"
-cmake -S "$top" -B "$build" "$@" >"${SCALEPROBE_CMAKE_LOG:-/dev/stdout}"
+# configure's output to $SCALEPROBE_CMAKE_LOG when set, else to ours as it is (a redirect to
+# /dev/stdout would reopen a log file that stdout is, and truncate what came before)
+if [ -n "${SCALEPROBE_CMAKE_LOG:-}" ]; then
+  cmake -S "$top" -B "$build" "$@" >"$SCALEPROBE_CMAKE_LOG"
+else
+  cmake -S "$top" -B "$build" "$@"
+fi
 cmake --build "$build" -j"$(nproc)"
