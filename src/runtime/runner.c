@@ -321,8 +321,8 @@ static sp_status_t start_mpi(run_t *r, int *argc, char ***argv)
     int provided = 0;
     int required = r->w->thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
 
-    /* only what the workload needs: MPI_THREAD_MULTIPLE makes Open MPI lock around every call
-     * (1.4-1.6x a small message's time, docs/METHODOLOGY.md) */
+    /* only what the workload needs: a plain MPI program runs at single or funneled, and what
+     * MULTIPLE costs a small message is measured in docs/METHODOLOGY.md */
     MPI_Init_thread(argc, argv, required, &provided);
     r->ctx.mpi_thread = provided;
     sp_signals_install();
