@@ -59,8 +59,8 @@ for opt in "--pp 0" "--hidden 0" "--microbatches 0"; do
 done
 
 # 4. the main job's proxy (scripts/run.sh): 4 ranks with 4 busy lanes each on this machine's
-# cores; DP all-reduces wait for their time slices, so exposed DP communication is the largest
-# part of the gap to the prediction (which has communication free)
+# cores; DP all-reduces wait for their time slices, so exposed DP communication is in the gap to
+# the prediction (which has communication free), most often its largest part
 f="$TMP/main.h5"
 sp_mpirun 4 proxy --hidden 512 --ffn 2048 --heads 8 --seq 256 --layers 8 --vocab 4096 --tflops 1 \
   --pp 2 --dp 2 --bucket-mb 1 --schedule 1f1b --microbatches 8 --max-steps 12 -O "$f" \
@@ -68,7 +68,18 @@ sp_mpirun 4 proxy --hidden 512 --ffn 2048 --heads 8 --seq 256 --layers 8 --vocab
 rc=$?
 cores=$(nproc)
 sentence=$(grep '^# the largest part of the gap' "$TMP/out")
-if [ "$rc" -eq 0 ] && echo "$sentence" | grep -q 'exposed DP communication' &&
+# Which part is largest depends on the machine's load: exposed DP communication in most runs
+# here (+17 to +31 ms against idle +7 to +9 ms), pipeline idle in some CI runs (+8.8 against DP
+# +7.5). So the test checks the attribution, not one outcome: the sentence names the largest of
+# the table's per-stage parts with its value, and every stage has exposed DP communication in
+# its gap (the prediction's is 0: communication free).
+named=$(awk '/^# stage   measured  predicted/ { t = 1; next }
+  t && /^# +[0-9]+ / { n = split("compute|pipeline idle|exposed TP communication|exposed PP communication|exposed DP communication", nm, "|")
+    for (k = 1; k <= 5; k++) if (!seen || $(5 + k) + 0 > best) { best = $(5 + k) + 0; name = nm[k]; seen = 1 }
+    if ($10 + 0 <= 0) nodp = 1; next }
+  t { t = 0 }
+  END { if (seen && !nodp) printf "%s, %+.3f ms", name, best }' "$TMP/out")
+if [ "$rc" -eq 0 ] && [ -n "$named" ] && [[ $sentence == *"gap: $named of"* ]] &&
   { [ "$cores" -ge 16 ] || grep -q 'warning: oversubscribed: 16 stream threads .* on '"$cores"' online cores' "$TMP/err"; } &&
   grep -q '^# stage   measured  predicted' "$TMP/out"; then
   ok "main job's 2x2 proxy: ${sentence#\# }; warns: $(grep -o 'oversubscribed: [^:]*' "$TMP/err")"
