@@ -64,22 +64,31 @@ static void snapshot(sp_watchdog_t *wd, state_t *s)
 }
 
 /* Rank 0: the states the others sent, the latest per rank, seen[r] when it came (rank 0's
- * clock); got[r] = 1 for the states still fresh. */
-static void drain(sp_watchdog_t *wd, state_t *all, uint64_t *seen, int *got)
+ * clock). Cheap enough for every tick: no work when nothing came. */
+static void drain(sp_watchdog_t *wd, state_t *all, uint64_t *seen)
 {
     state_t in;
-    uint64_t now = sp_time_ns();
 
     while (sp_wdnet_recv(wd->net, &in, sizeof(in))) {
         if (in.rank > 0 && in.rank < wd->nranks) {
             in.what[WHAT_LEN - 1] = '\0';
             all[in.rank] = in;
-            seen[in.rank] = now;
+            seen[in.rank] = sp_time_ns();
         }
     }
+}
+
+/* got[r] = 1 for the ranks whose state is still fresh; returns how many others lack one. */
+static int fresh(const sp_watchdog_t *wd, const uint64_t *seen, int *got)
+{
+    uint64_t now = sp_time_ns();
+    int missing = 0;
+
     for (int r = 1; r < wd->nranks; r++) {
         got[r] = seen[r] != 0 && now - seen[r] < FRESH_NS;
+        missing += !got[r];
     }
+    return missing;
 }
 
 /* Rank 0, expired: wait for every other rank's state for COLLECT_S, longer (up to a tenth of the
@@ -93,12 +102,8 @@ static void collect(sp_watchdog_t *wd, state_t *all, uint64_t *seen, int *got,
         sp_time_ns() + (uint64_t)((wait_s < COLLECT_MAX_S ? wait_s : COLLECT_MAX_S) * 1e9);
 
     while (sp_wdnet_ready(wd->net)) {
-        int missing = 0;
-        drain(wd, all, seen, got);
-        for (int r = 1; r < wd->nranks; r++) {
-            missing += !got[r];
-        }
-        if (missing == 0 || sp_time_ns() >= deadline) {
+        drain(wd, all, seen);
+        if (fresh(wd, seen, got) == 0 || sp_time_ns() >= deadline) {
             break;
         }
         {
@@ -183,7 +188,7 @@ static void *watch(void *arg)
                 MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
             }
         } else if (all != NULL && got != NULL && seen != NULL) {
-            drain(wd, all, seen, got);
+            drain(wd, all, seen);
             if (mine.waited_s > mine.timeout_s) {
                 collect(wd, all, seen, got, mine.timeout_s);
                 snapshot(wd, &all[0]);
