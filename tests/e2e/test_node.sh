@@ -36,13 +36,16 @@ bad=$(awk '/^  (triad|gemm_)/ { if (!($8 > 0)) n++ } END { print n + 0 }' "$TMP/
 [ "$bad" = "0" ] && ok "every median rate in the report is positive" || not_ok "$bad rows without a positive rate"
 
 # 2. rank 2 three times slower: it, and no other rank, is the outlier. The threshold is 30% so
-# that the noise of 4 ranks on this small shared machine cannot flag another rank.
+# that the noise of this small shared machine cannot flag another rank. 3 ranks, not 4: rank 2
+# sleeps two thirds of its timed calls, so two busy ranks share the 2 cores; with 4 ranks, three
+# busy ranks on 2 cores left one of them on a shared core for a whole 0.5 s kind now and then,
+# at half the others' rate, and it was rightly flagged (once in CI).
 f="$TMP/slow.h5"
 # shellcheck disable=SC2086
-SCALEPROBE_TEST_SLOW=2:3 sp_mpirun 4 node $small -d float --threshold 0.3 -O "$f" >"$TMP/out" 2>&1
+SCALEPROBE_TEST_SLOW=2:3 sp_mpirun 3 node $small -d float --threshold 0.3 -O "$f" >"$TMP/out" 2>&1
 rc=$?
 "$SCALEPROBE" report "$f" >"$TMP/report" 2>&1
-others=$(grep -E '^# OUTLIER .*: (rank [013]|node) ' "$TMP/report" | wc -l)
+others=$(grep -E '^# OUTLIER .*: (rank [01]|node) ' "$TMP/report" | wc -l)
 if [ "$rc" -eq 0 ] && grep -Eq '^# OUTLIER triad: rank 2 \([^)]+\) at 0\.[0-9]+' "$TMP/report" &&
   grep -Eq '^# OUTLIER gemm_f32: rank 2 ' "$TMP/report" && [ "$others" = "0" ] &&
   grep -Eq '^# OUTLIER triad: rank 2 ' "$TMP/out"; then
