@@ -6,6 +6,7 @@
 #include "reader_probe.h"
 
 #include "h5attrs.h"
+#include "result_read.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -20,6 +21,8 @@
  * a large timeline's first chunks, bounded so a probe of a huge file stays short. */
 #define PROBE_DATASET_BYTES (16u << 20)
 #define PROBE_SECONDS 30
+/* The child's exit status for a dataset whose datatype is not whole (sp_result_type_fits). */
+#define PROBE_BAD_TYPE 3
 
 /* A sanitizer's hook, present only in sanitized builds (weak: NULL otherwise). */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
@@ -92,6 +95,12 @@ static void read_dataset(hid_t obj)
     int ndims = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     size_t size = type >= 0 ? H5Tget_size(type) : 0;
 
+    /* a member outside the element: the parent's read, which converts to its own struct, would
+     * copy from outside the buffer (this read, in the file's own layout, would not notice) */
+    if (type >= 0 && !sp_result_type_fits(type)) {
+        _exit(PROBE_BAD_TYPE);
+    }
+
     if (ndims >= 1 && ndims <= 2 && size > 0 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0) {
         hsize_t per_row = ndims == 2 ? dims[1] : 1;
         hsize_t rows = dims[0];
@@ -163,11 +172,13 @@ static void probe_child(const char *path)
 }
 
 /* Wait for the child pid: 0 when it ended by itself, else the signal that ended it (directly,
- * or through child_fatal's exit status 128 + signal). */
-static int wait_child(pid_t pid)
+ * or through child_fatal's exit status 128 + signal). Its exit status in *code_p (0 after a
+ * signal). */
+static int wait_child(pid_t pid, int *code_p)
 {
     int wstatus = 0;
 
+    *code_p = 0;
     while (waitpid(pid, &wstatus, 0) < 0) {
         if (errno != EINTR) {
             return 0;
@@ -176,14 +187,18 @@ static int wait_child(pid_t pid)
     if (WIFSIGNALED(wstatus)) {
         return WTERMSIG(wstatus);
     }
-    return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128 ? WEXITSTATUS(wstatus) - 128 : 0;
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128) {
+        return WEXITSTATUS(wstatus) - 128;
+    }
+    *code_p = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+    return 0;
 }
 
 int sp_reader_attrs(const char *path, const char *group, sp_kv_t *kv, int max)
 {
     int fds[2];
     pid_t pid;
-    int n = 0;
+    int n = 0, code;
     size_t want, got = 0;
 
     if (getenv("SCALEPROBE_TEST_NO_PROBE") != NULL) {
@@ -228,7 +243,7 @@ int sp_reader_attrs(const char *path, const char *group, sp_kv_t *kv, int max)
         got += (size_t)r;
     }
     close(fds[0]);
-    if (wait_child(pid) != 0) {
+    if (wait_child(pid, &code) != 0) {
         return -1;
     }
     return n;
@@ -237,7 +252,7 @@ int sp_reader_attrs(const char *path, const char *group, sp_kv_t *kv, int max)
 sp_status_t sp__reader_probe(const char *path, char *why, size_t len)
 {
     pid_t pid;
-    int sig;
+    int sig, code;
 
     /* the test-only switch of the libFuzzer harness: a fork of the (multithreaded) fuzzer can
      * deadlock in the child, and the fuzzer is meant to see every crash in the process anyway */
@@ -252,7 +267,12 @@ sp_status_t sp__reader_probe(const char *path, char *why, size_t len)
     if (pid == 0) {
         probe_child(path);
     }
-    sig = wait_child(pid);
+    sig = wait_child(pid, &code);
+    if (code == PROBE_BAD_TYPE) {
+        snprintf(why, len, "is a damaged HDF5 file: a dataset's datatype places a member outside "
+                 "its element");
+        return SP_ERR_FORMAT;
+    }
     if (sig != 0) {
         if (sig == SIGALRM) {
             snprintf(why, len, "is a damaged HDF5 file: reading its objects did not finish in "

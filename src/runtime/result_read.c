@@ -79,6 +79,37 @@ static int plausible_rows(hid_t obj, hsize_t rows, size_t row_size)
     return (double)rows * (double)row_size <= bound && rows <= (hsize_t)(SIZE_MAX / row_size);
 }
 
+int sp_result_type_fits(hid_t type)
+{
+    size_t size = H5Tget_size(type);
+    int n;
+
+    if (size == 0) {
+        return 0;
+    }
+    if (H5Tget_class(type) != H5T_COMPOUND) {
+        return 1;
+    }
+    n = H5Tget_nmembers(type);
+    if (n < 0) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t off = H5Tget_member_offset(type, (unsigned)i);
+        hid_t mt = H5Tget_member_type(type, (unsigned)i);
+        size_t msize = mt >= 0 ? H5Tget_size(mt) : 0;
+        int fits = mt >= 0 && msize > 0 && off <= size && msize <= size - off &&
+                   sp_result_type_fits(mt);
+        if (mt >= 0) {
+            H5Tclose(mt);
+        }
+        if (!fits) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 sp_status_t sp_result_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p)
 {
@@ -101,6 +132,19 @@ sp_status_t sp_result_read_table(hid_t file, const char *name, hid_t type, size_
     if (H5Sget_simple_extent_ndims(space) != 1) {
         status = SP_ERR_FORMAT;
         goto out;
+    }
+    {
+        /* a damaged compound type with a member outside its element makes HDF5's conversion
+         * copy from far outside the buffer (a crash, found by flipping bits of /node/samples) */
+        hid_t ftype = H5Dget_type(ds);
+        int fits = ftype >= 0 && sp_result_type_fits(ftype);
+        if (ftype >= 0) {
+            H5Tclose(ftype);
+        }
+        if (!fits) {
+            status = SP_ERR_FORMAT;
+            goto out;
+        }
     }
     H5Sget_simple_extent_dims(space, dims, NULL);
     if (dims[0] > 0 && !plausible_rows(file, dims[0], row_size)) {

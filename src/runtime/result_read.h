@@ -51,6 +51,10 @@ sp_status_t sp_result_read_open_why(const char *path, hid_t *file_p, char *why, 
 /* The root attributes of an open file (missing ones left empty / 0). */
 void sp_result_read_root(hid_t file, sp_result_root_t *root);
 
+/* Whether an HDF5 datatype is whole: a compound's members (and theirs) lie inside its element.
+ * A damaged file can place one far outside, and HDF5 converts such a type without checking. */
+int sp_result_type_fits(hid_t type);
+
 /* Read the whole 1-D table `name` of an open file into a malloc'ed array (*rows_p NULL when
  * empty or when the table does not exist). SP_ERR_FORMAT when it is not a readable 1-D table of
  * that type, SP_ERR_NOMEM. */

@@ -1,6 +1,8 @@
 /* libFuzzer harness: the readers' entry points on a file made of the input. The input is
  * written to a temporary path, then read as `report` and `export --chrome` read it (the reader,
- * the plausibility checks, the timeline reader, the tables) and opened by sp_reader_open. */
+ * the plausibility checks, the timeline reader, the tables), opened by sp_reader_open, compared
+ * with itself (`compare`: the sweep, proxy and node metrics, the configuration diff), and taken
+ * as `predict`'s sweep and node input. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "export.h"
+#include "predict_cmd.h"
 #include "reader.h"
 #include "report.h"
 
@@ -18,6 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 static char dir_path[64];
 static char file_path[96];
 static char json_path[96];
+static char pred_path[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -35,6 +40,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     snprintf(file_path, sizeof(file_path), "%s/in.h5", dir_path);
     snprintf(json_path, sizeof(json_path), "%s/out.json", dir_path);
+    snprintf(pred_path, sizeof(pred_path), "%s/pred.h5", dir_path);
     return 0;
 }
 
@@ -43,6 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *report_argv[] = {"scaleprobe", "report", file_path, NULL};
     char *export_argv[] = {"scaleprobe", "export", file_path, "--chrome", json_path, "--force",
                            NULL};
+    char *compare_argv[] = {"scaleprobe", "compare", file_path, file_path, NULL};
+    char *sweep_argv[] = {"scaleprobe", "predict", "--sweep", file_path, "--pp", "2", "--layers",
+                          "2", "--hidden", "256", "--heads", "4", "--ffn", "512", "--seq", "64",
+                          "--vocab", "1000", "--microbatches", "2", "-O", pred_path, "--force",
+                          NULL};
+    char *node_argv[] = {"scaleprobe", "predict", "--node", file_path, "--alpha-us", "5",
+                         "--beta-gbps", "10", "--pp", "2", "--layers", "2", "--hidden", "256",
+                         "--heads", "4", "--ffn", "512", "--seq", "64", "--vocab", "1000",
+                         "--microbatches", "2", "-O", pred_path, "--force", NULL};
     sp_reader_t rd;
     FILE *f = fopen(file_path, "wb");
 
@@ -59,5 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     sp_report_main(3, report_argv);
     sp_export_main(6, export_argv);
+    sp_compare_main(4, compare_argv);
+    sp_predict_main((int)(sizeof(sweep_argv) / sizeof(*sweep_argv)) - 1, sweep_argv);
+    sp_predict_main((int)(sizeof(node_argv) / sizeof(*node_argv)) - 1, node_argv);
     return 0;
 }
