@@ -1,6 +1,8 @@
 /* /accept: the verdict tables on the runtime's generic table helpers. */
 #include "accept_result.h"
 
+#include "result_read.h"
+
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -188,6 +190,16 @@ sp_status_t sp_accept_result_read_checks(const char *path, sp_accept_check_row_t
     ds = H5Dopen2(f, "/accept/checks", H5P_DEFAULT);
     space = ds >= 0 ? H5Dget_space(ds) : -1;
     n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    if (n >= 0) {
+        hid_t ft = H5Dget_type(ds);
+        if (ft < 0 || !sp_result_type_fits(ft)) {
+            n = -1; /* a damaged datatype: HDF5 would convert it without checking */
+            status = SP_ERR_FORMAT;
+        }
+        if (ft >= 0) {
+            H5Tclose(ft);
+        }
+    }
     if (n >= 0) {
         rows = calloc((size_t)n + 1, sizeof(*rows));
         t = check_type();
