@@ -296,7 +296,9 @@ int sp_accept_make_baseline_main(int argc, char **argv)
         st = SP_ERR_NOMEM;
     }
     if (st == SP_OK) {
-        qsort(ms, nm, sizeof(*ms), by_type);
+        if (nm > 0) {
+            qsort(ms, nm, sizeof(*ms), by_type); /* ms is NULL when only proxies were pooled */
+        }
         out = fopen(o.output, "w");
         if (out == NULL) {
             snprintf(err, sizeof(err), "cannot write %.900s: %s", o.output, strerror(errno));
