@@ -36,6 +36,15 @@ _Static_assert(SP_DTYPE_BFLOAT16 == (int)ncclBfloat16 && SP_DTYPE_HALF == (int)n
                "sp_dtype_t follows ncclDataType_t");
 _Static_assert(SP_REDOP_AVG == (int)ncclAvg && SP_REDOP_MIN == (int)ncclMin,
                "sp_redop_t follows ncclRedOp_t");
+/* fp8 exists in NCCL from 2.24 (ncclFloat8e4m3 = 10, ncclFloat8e5m2 = 11); built against older
+ * headers, the fp8 types are refused at run time (nccl_type_ok) */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+#define SP_NCCL_HAVE_FP8 1
+_Static_assert(SP_DTYPE_F8E4M3 == (int)ncclFloat8e4m3 && SP_DTYPE_F8E5M2 == (int)ncclFloat8e5m2,
+               "sp_dtype_t follows ncclDataType_t");
+#else
+#define SP_NCCL_HAVE_FP8 0
+#endif
 
 
 int sp_backend_gpu_count(char *err, size_t errlen)
@@ -102,6 +111,9 @@ static void nccl_fini(void *state)
         nccl_abort(st);
     }
     if (st->nccl != NULL) {
+        if (st->premul_dtype >= 0) {
+            st->api.RedOpDestroy(st->premul_op, st->nccl);
+        }
         sp__nccl_comm_close(st, st->nccl);
         st->nccl = NULL;
     }
@@ -174,6 +186,8 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     st->comm = MPI_COMM_NULL;
     st->timeout_s = cfg->timeout_s;
     st->cuda_graph = cfg->cuda_graph;
+    st->blocking = cfg->blocking;
+    st->premul_dtype = -1;
     if (MPI_Comm_dup(comm, &st->comm) != MPI_SUCCESS) {
         free(st);
         snprintf(err, errlen, "MPI_Comm_dup failed");
@@ -369,9 +383,49 @@ static ncclDataType_t nccl_type(sp_dtype_t dtype)
     return (ncclDataType_t)dtype;
 }
 
-static ncclRedOp_t nccl_op(sp_redop_t redop)
+static ncclRedOp_t nccl_op(const nccl_state_t *st, sp_redop_t redop)
 {
-    return (ncclRedOp_t)redop;
+    return redop == SP_REDOP_PREMULSUM ? st->premul_op : (ncclRedOp_t)redop;
+}
+
+/* Whether NCCL (headers and library) has dtype: fp8 needs 2.24 in both. */
+static sp_status_t nccl_type_ok(const nccl_state_t *st, sp_dtype_t dtype)
+{
+    if (dtype != SP_DTYPE_F8E4M3 && dtype != SP_DTYPE_F8E5M2) {
+        return SP_OK;
+    }
+    if (!SP_NCCL_HAVE_FP8 || st->api.version < NCCL_VERSION(2, 24, 0)) {
+        sp_error("%s needs NCCL 2.24 or later (built with %d.%d, running %d)",
+                 sp_dtype_name(dtype), NCCL_MAJOR, NCCL_MINOR, st->api.version);
+        return SP_ERR_UNSUPPORTED;
+    }
+    return SP_OK;
+}
+
+/* premulsum's operator on the backend's communicator for dtype, created on first use with this
+ * rank's scalar (sp_redop_premul_scalar) and kept while the type stays the same: NCCL binds an
+ * operator to one communicator and one type. Outside any timed region (warm-up comes first). */
+static sp_status_t premul_prepare(nccl_state_t *st, sp_dtype_t dtype)
+{
+    uint64_t scalar = 0;
+    ncclResult_t rc;
+
+    if (st->premul_dtype == (int)dtype) {
+        return SP_OK;
+    }
+    if (st->premul_dtype >= 0) {
+        st->api.RedOpDestroy(st->premul_op, st->nccl);
+        st->premul_dtype = -1;
+    }
+    /* the type's own bytes of the scalar, as the type stores it */
+    sp_dtype_set((int)dtype, &scalar, 0, sp_redop_premul_scalar(st->rank));
+    rc = st->api.RedOpCreatePreMulSum(&st->premul_op, &scalar, nccl_type(dtype),
+                                      ncclScalarHostImmediate, st->nccl);
+    if (rc != ncclSuccess) {
+        return nccl_check(st, rc, "ncclRedOpCreatePreMulSum");
+    }
+    st->premul_dtype = (int)dtype;
+    return SP_OK;
 }
 
 static int nccl_pattern_supported(void *state, sp_comm_pattern_t pattern, int in_place)
@@ -390,11 +444,16 @@ static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const 
 {
     nccl_state_t *st = state;
     nccl_place_t at = {&st->api, st->nccl, st->stream, st->rank, st->nranks};
+    sp_status_t status;
 
     if (st->nccl == NULL) {
         return SP_ERR_TIMEOUT; /* aborted earlier */
     }
-    return sp__nccl_call_on(st, &at, call, send, recv);
+    status = nccl_type_ok(st, call->dtype);
+    if (status == SP_OK && call->redop == SP_REDOP_PREMULSUM) {
+        status = premul_prepare(st, call->dtype);
+    }
+    return status == SP_OK ? sp__nccl_call_on(st, &at, call, send, recv) : status;
 }
 
 /* Block exchanges (alltoall, gather, scatter) as grouped point-to-point, as nccl-tests does
@@ -505,7 +564,7 @@ sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
                              const sp_comm_call_t *call, const void *send, void *recv)
 {
     ncclDataType_t dt = nccl_type(call->dtype);
-    ncclRedOp_t op = nccl_op(call->redop);
+    ncclRedOp_t op = nccl_op(st, call->redop);
     size_t count = call->count;
     /* NCCL's in-place output of reduce_scatter is block `rank` of the buffer */
     void *out = call->in_place
@@ -513,6 +572,9 @@ sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
                     : recv;
     ncclResult_t rc;
 
+    if (call->redop == SP_REDOP_PREMULSUM && at->comm != st->nccl) {
+        return SP_ERR_UNSUPPORTED; /* the operator exists on the backend's communicator only */
+    }
     switch (call->pattern) {
     case SP_COMM_ALLREDUCE:
         rc = at->api->AllReduce(send, recv, count, dt, op, at->comm, at->stream);
@@ -634,6 +696,19 @@ static sp_status_t capture_batch(nccl_state_t *st, const sp_comm_call_t *call, c
     return SP_OK;
 }
 
+/* nccl-tests' -z: the collective complete (stream synchronized, bounded by --timeout), then a
+ * barrier of all ranks, before the next one is launched. */
+static sp_status_t blocking_wait(nccl_state_t *st)
+{
+    sp_status_t status = nccl_sync(st);
+
+    if (status == SP_OK && MPI_Barrier(st->comm) != MPI_SUCCESS) {
+        sp_error("MPI_Barrier after a blocking collective failed");
+        status = SP_ERR_MPI;
+    }
+    return status;
+}
+
 static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, const void *send,
                                    void *recv, long k, sp_event_t *start, sp_event_t *end)
 {
@@ -659,6 +734,9 @@ static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, cons
     } else {
         for (long i = 0; i < k && status == SP_OK; i++) {
             status = nccl_coll_run(st, call, send, recv);
+            if (status == SP_OK && st->blocking) {
+                status = blocking_wait(st);
+            }
         }
     }
     if (status == SP_OK) {

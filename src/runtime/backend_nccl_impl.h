@@ -24,6 +24,10 @@ typedef struct {
     unsigned long long *counter; /* device memory, for verification */
     double timeout_s;
     int cuda_graph;
+    int blocking; /* nccl-tests -z: stream synchronized and a barrier after each collective */
+    /* premulsum's operator on the backend's communicator, for premul_dtype (-1: none yet) */
+    ncclRedOp_t premul_op;
+    int premul_dtype;
     /* the last captured batch, replayed while the same operation is timed */
     cudaGraphExec_t graph;
     sp_comm_call_t graph_call;
