@@ -198,10 +198,8 @@ static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
 
     if (cfg->blocking) {
         free(st);
-        snprintf(err, errlen, "-z 1 (nccl-tests' blocking mode: complete each collective, then a "
-                 "barrier, before the next is launched) applies to the nccl backend only: a "
-                 "host-backend collective is a blocking MPI call, complete when it returns, so "
-                 "there is no launch to separate from completion");
+        snprintf(err, errlen, "-z 1 (nccl-tests' blocking mode) applies to the nccl backend "
+                 "only: a host collective is a blocking MPI call, complete before the next one");
         return SP_ERR_UNSUPPORTED;
     }
     if (st == NULL) {
