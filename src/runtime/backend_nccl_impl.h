@@ -122,6 +122,14 @@ sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
 sp_status_t sp__nccl_wait_until(nccl_state_t *st, ncclComm_t *comm, cudaError_t (*query)(void *),
                                 void *what_obj, const char *what, uint64_t deadline_ns);
 
+/* Before a call on the backend's own communicator: the data type exists in this NCCL (fp8 needs
+ * 2.24), and premulsum's operator exists for the call's type (created on first use, replacing
+ * the previous type's). Not collective. backend_nccl_call.c. */
+sp_status_t sp__nccl_call_prepare(nccl_state_t *st, const sp_comm_call_t *call);
+
+/* Destroy premulsum's operator, if one exists; before the communicator closes. */
+void sp__nccl_premul_release(nccl_state_t *st);
+
 /* Enqueue one call at a place (the backend's communicator and stream, or a proxy stream's). */
 sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
                              const sp_comm_call_t *call, const void *send, void *recv);
