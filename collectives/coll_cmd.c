@@ -24,6 +24,7 @@ static void coll_extras(const void *opts, sp_run_extras_t *x)
     const sp_coll_opts_t *o = opts;
 
     x->cuda_graph = o->cuda_graph;
+    x->blocking = (int)o->blocking;
     x->timeline_events = (size_t)o->timeline_events;
     x->clock_all = o->clock_sync;
     x->timeline_mpiio = o->timeline_io;

@@ -1,6 +1,6 @@
 /* The option table of `scaleprobe coll`, spelled as nccl-tests spells its flags where they
- * mean the same thing (-b -e -f -i -n -w -d -o -r -c -a -G -N -T -J); nccl-tests' flags that
- * make no sense here (-g -t -m -R, -z 1, -C 1) are parsed so that their refusal says why. */
+ * mean the same thing (-b -e -f -i -n -w -d -o -r -c -a -G -N -T -J -z); nccl-tests' flags that
+ * make no sense here (-g -t -m -R, -C 1) are parsed so that their refusal says why. */
 #include "coll_options.h"
 
 #include <stddef.h>
@@ -94,8 +94,8 @@ static const sp_opt_def_t coll_defs[] = {
     {"agg-iters", 'm', SP_OPT_INT, OFF(agg_iters), "1", "N",
      "nccl-tests' operations per group call: only 1", 1, 1e6, NULL, 0},
     {"blocking", 'z', SP_OPT_INT, OFF(blocking), "0", "0|1",
-     "nccl-tests' -z: only 0 (see docs/METHODOLOGY.md, \"nccl-tests options\")", 0, 1, NULL,
-     0},
+     "nccl-tests' -z: 1 completes each collective (and a barrier) before the next (nccl "
+     "backend)", 0, 1, NULL, 0},
     {"report-cputime", 'C', SP_OPT_INT, OFF(report_cputime), "0", "0|1",
      "nccl-tests' -C: only 0 (times are completion times)", 0, 1, NULL, 0},
     {"local-register", 'R', SP_OPT_INT, OFF(local_register), "0", "0|1|2",
@@ -199,14 +199,13 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
     return SP_OK;
 }
 
-/* Other names for the data types, as other tools and frameworks spell them. */
+/* Other names for the data types and reductions, as other tools and frameworks spell them
+ * (premulsum: NCCL's name for nccl-tests' mulsum). */
 static const char *const dtype_aliases[][2] = {
-    {"bf16", "bfloat16"}, {"fp16", "half"},   {"float16", "half"},  {"fp32", "float"},
-    {"float32", "float"}, {"fp64", "double"}, {"float64", "double"},
+    {"bf16", "bfloat16"}, {"fp16", "half"},       {"float16", "half"},  {"fp32", "float"},
+    {"float32", "float"}, {"fp64", "double"},     {"float64", "double"}, {"e4m3", "f8e4m3"},
+    {"e5m2", "f8e5m2"},   {"fp8e4m3", "f8e4m3"}, {"fp8e5m2", "f8e5m2"}, {"premulsum", "mulsum"},
 };
-
-/* nccl-tests' names scaleprobe does not run, and why (one message each). */
-static const char *const fp8_names[] = {"f8e4m3", "f8e5m2", "e4m3", "e5m2", "fp8"};
 
 #define SP_ALIAS_SLOTS 8
 
@@ -216,7 +215,8 @@ typedef struct {
     int used;
 } alias_argv_t;
 
-/* One -d value with its aliases replaced (into out); SP_ERR_INVALID for an fp8 name. */
+/* One -d or -o value with its aliases replaced (into out); SP_ERR_INVALID for "fp8", which
+ * names two formats. */
 static sp_status_t dtype_list(const char *in, char *out, size_t outlen, char *err, size_t errlen)
 {
     size_t used = 0;
@@ -226,14 +226,10 @@ static sp_status_t dtype_list(const char *in, char *out, size_t outlen, char *er
         size_t n = strcspn(in, ",");
         const char *name = in;
         int len = (int)n;
-        for (size_t i = 0; i < sizeof(fp8_names) / sizeof(fp8_names[0]); i++) {
-            if (strlen(fp8_names[i]) == n && strncmp(in, fp8_names[i], n) == 0) {
-                snprintf(err, errlen, "--datatype %.*s: fp8 (NCCL's f8e4m3 and f8e5m2, NCCL "
-                         ">= 2.24 on sm90+) is not supported: the host backend has no fp8 "
-                         "arithmetic to check the results against, and the nccl backend does "
-                         "not map fp8 yet", len, in);
-                return SP_ERR_INVALID;
-            }
+        if (n == 3 && strncmp(in, "fp8", 3) == 0) {
+            snprintf(err, errlen, "--datatype fp8: say which format, f8e4m3 or f8e5m2 (as "
+                     "nccl-tests names them)");
+            return SP_ERR_INVALID;
         }
         for (size_t i = 0; i < sizeof(dtype_aliases) / sizeof(dtype_aliases[0]); i++) {
             if (strlen(dtype_aliases[i][0]) == n && strncmp(in, dtype_aliases[i][0], n) == 0) {
@@ -248,21 +244,29 @@ static sp_status_t dtype_list(const char *in, char *out, size_t outlen, char *er
     return SP_OK;
 }
 
-/* The value of -d/--datatype at argv[a] (the option itself), or NULL; *next_p: whether the value
- * is the next argument. */
-static const char *dtype_value(int argc, char **argv, int a, int *next_p)
+/* The value of -d/--datatype or -o/--op at argv[a] (the option itself), or NULL; *next_p:
+ * whether the value is the next argument; *long_p: the option's long name. */
+static const char *dtype_value(int argc, char **argv, int a, int *next_p, const char **long_p)
 {
+    static const char *const names[][2] = {{"-d", "--datatype"}, {"-o", "--op"}};
     const char *arg = argv[a];
 
     *next_p = 0;
-    if (strcmp(arg, "-d") == 0 || strcmp(arg, "--datatype") == 0) {
-        *next_p = 1;
-        return a + 1 < argc ? argv[a + 1] : NULL;
+    for (int o = 0; o < 2; o++) {
+        size_t ln = strlen(names[o][1]);
+        *long_p = names[o][1];
+        if (strcmp(arg, names[o][0]) == 0 || strcmp(arg, names[o][1]) == 0) {
+            *next_p = 1;
+            return a + 1 < argc ? argv[a + 1] : NULL;
+        }
+        if (strncmp(arg, names[o][1], ln) == 0 && arg[ln] == '=') {
+            return arg + ln + 1;
+        }
+        if (strncmp(arg, names[o][0], 2) == 0 && arg[1] != '-') {
+            return arg + 2;
+        }
     }
-    if (strncmp(arg, "--datatype=", 11) == 0) {
-        return arg + 11;
-    }
-    return strncmp(arg, "-d", 2) == 0 && arg[1] == 'd' ? arg + 2 : NULL;
+    return NULL;
 }
 
 /* argv with the -d aliases spelled as the table names them, into al. */
@@ -273,7 +277,8 @@ static sp_status_t resolve_aliases(int argc, char **argv, int first, alias_argv_
     al->used = 0;
     for (int a = first; a < argc; a++) {
         int next;
-        const char *v = dtype_value(argc, argv, a, &next);
+        const char *opt;
+        const char *v = dtype_value(argc, argv, a, &next, &opt);
         char *slot;
         if (v == NULL || al->used == SP_ALIAS_SLOTS || strlen(v) >= sizeof(al->buf[0]) / 2) {
             continue;
@@ -287,7 +292,11 @@ static sp_status_t resolve_aliases(int argc, char **argv, int first, alias_argv_
         } else {
             /* -dX or --datatype=X: rebuild the whole word */
             char word[sizeof(al->buf[0])];
-            snprintf(word, sizeof(word), "%s%s", argv[a][1] == 'd' ? "-d" : "--datatype=", slot);
+            if (argv[a][1] == '-') {
+                snprintf(word, sizeof(word), "%s=%s", opt, slot);
+            } else {
+                snprintf(word, sizeof(word), "-%c%s", argv[a][1], slot);
+            }
             strcpy(slot, word);
             al->argv[a] = slot;
         }
@@ -323,17 +332,6 @@ static void explain_old_c(int argc, char **argv, int first, char *err, size_t er
     }
 }
 
-/* nccl-tests' -o mulsum (ncclRedOpCreatePreMulSum): named, and refused with the reason. */
-static void explain_premulsum(char *err, size_t errlen)
-{
-    if (strncmp(err, "--op: unknown value 'premulsum'", 31) == 0 ||
-        strncmp(err, "--op: unknown value 'mulsum'", 28) == 0) {
-        snprintf(err, errlen, "--op premulsum (nccl-tests' mulsum, ncclRedOpCreatePreMulSum) is "
-                 "not supported: neither backend creates the custom reduction yet; sum, prod, "
-                 "max, min and avg are");
-    }
-}
-
 /* nccl-tests' flags that scaleprobe takes at one value only: any other value says why. */
 static sp_status_t check_nccltests(sp_coll_opts_t *opts, char *err, size_t errlen)
 {
@@ -351,14 +349,17 @@ static sp_status_t check_nccltests(sp_coll_opts_t *opts, char *err, size_t errle
                  "(-k/--batch)", opts->agg_iters);
         return SP_ERR_INVALID;
     }
-    if (opts->blocking != 0) {
-        snprintf(err, errlen, "-z 1 (wait and barrier after every operation) is not "
-                 "implemented; --method osu times barrier-separated single operations");
+    if (opts->blocking != 0 && opts->cuda_graph) {
+        snprintf(err, errlen, "-z 1 with -G: a CUDA graph is captured without running, so it "
+                 "cannot wait for each collective inside it; give one of them");
         return SP_ERR_INVALID;
     }
     if (opts->report_cputime != 0) {
-        snprintf(err, errlen, "-C 1 (report the host's launch time, not the completion time) "
-                 "is not implemented: every time scaleprobe reports ends at completion");
+        snprintf(err, errlen, "-C 1 (nccl-tests reports the host's time to launch the batch "
+                 "instead of its completion time, with the bandwidths still from completion) is "
+                 "not implemented: on the host backend every collective is a blocking MPI call, "
+                 "so launch time and completion time are the same number, and the result file "
+                 "has no column for a launch time on the nccl backend");
         return SP_ERR_INVALID;
     }
     if (opts->local_register != 0) {
@@ -406,7 +407,6 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
     free(al);
     if (status != SP_OK) {
         explain_old_c(argc, argv, first, err, errlen);
-        explain_premulsum(err, errlen);
     }
     if (status != SP_OK || *help_p) {
         return status;

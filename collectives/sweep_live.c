@@ -115,9 +115,10 @@ static void json_head(FILE *f, const sp_ctx_t *ctx, const sp_coll_opts_t *opts, 
     }
     fprintf(f,
             "\"warmup_iters\": %ld, \"iterations\": %ld, \"aggregated_iterations\": 1, "
-            "\"validation\": %d, \"graph\": %d, \"blocking_collectives\": \"false\", "
+            "\"validation\": %d, \"graph\": %d, \"blocking_collectives\": \"%s\", "
             "\"parallel_init\": \"false\", \"run_cycles\": %ld",
-            opts->warmup, opts->iters, !opts->no_check, opts->cuda_graph, opts->cycles);
+            opts->warmup, opts->iters, !opts->no_check, opts->cuda_graph,
+            opts->blocking ? "true" : "false", opts->cycles);
     json_devices(f, ctx, pids);
     fprintf(f, "},\n \"results\": [");
 }

@@ -72,7 +72,8 @@ double sp_gpu_avg_tolerance(sp_dtype_t dtype, int nranks)
     /* machine epsilon (2^-(p-1)); the unit roundoff is half of it */
     static const double eps[SP_DTYPE_COUNT] = {
         [SP_DTYPE_HALF] = 9.765625e-4, [SP_DTYPE_FLOAT] = 1.1920929e-7,
-        [SP_DTYPE_DOUBLE] = 2.220446049250313e-16, [SP_DTYPE_BFLOAT16] = 7.8125e-3};
+        [SP_DTYPE_DOUBLE] = 2.220446049250313e-16, [SP_DTYPE_BFLOAT16] = 7.8125e-3,
+        [SP_DTYPE_F8E4M3] = 0.125, [SP_DTYPE_F8E5M2] = 0.25};
 
     if ((unsigned)dtype >= SP_DTYPE_COUNT || sp_dtype_is_integer(dtype) || nranks < 1 ||
         (nranks & (nranks - 1)) == 0) {

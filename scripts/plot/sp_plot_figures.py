@@ -51,8 +51,8 @@ PLACE_STYLE = {0: "-", 1: "--"}
 PLACE_NAME = {0: "out-of-place", 1: "in-place"}
 FILE_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 DTYPES = ["int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double",
-          "bfloat16"]
-REDOPS = ["sum", "prod", "max", "min", "avg"]
+          "bfloat16", "f8e4m3", "f8e5m2"]
+REDOPS = ["sum", "prod", "max", "min", "avg", "mulsum"]
 EVENT_KINDS = ["coll", "batch", "compute", "send", "recv", "forward", "backward", "wgrad"]
 
 # Timeline categories: (name, colour); the proxy's lanes (SCHEMA.md /timeline) map onto them.

@@ -1,5 +1,5 @@
-/* Data type table, element access and the half/bfloat16 conversions the host backend needs
- * (MPI has no native 16-bit floating types). */
+/* Data type table, element access and the half/bfloat16/fp8 conversions the host backend needs
+ * (MPI has no native 16-bit or 8-bit floating types). */
 #include "dtype.h"
 
 #include <string.h>
@@ -26,13 +26,19 @@ static const dtype_info_t dtype_table[SP_DTYPE_COUNT] = {
     [SP_DTYPE_FLOAT] = {4, 0, 16777216.0, 60},
     [SP_DTYPE_DOUBLE] = {8, 0, 9007199254740992.0, 60},
     [SP_DTYPE_BFLOAT16] = {2, 0, 256.0, 60},
+    /* 3 and 2 mantissa bits: integers exact up to 16 and 8; largest powers of two 2^8 < 448
+     * and 2^15 < 57344 */
+    [SP_DTYPE_F8E4M3] = {1, 0, 16.0, 8},
+    [SP_DTYPE_F8E5M2] = {1, 0, 8.0, 15},
 };
 
 const char *const sp_dtype_names[SP_DTYPE_COUNT] = {
     "int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16",
+    "f8e4m3", "f8e5m2",
 };
 
-const char *const sp_redop_names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg"};
+const char *const sp_redop_names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg",
+                                                     "mulsum"};
 
 size_t sp_dtype_size(sp_dtype_t dtype)
 {
@@ -84,6 +90,11 @@ int sp_dtype_max_pow2(sp_dtype_t dtype)
     return dtype_table[dtype].max_pow2;
 }
 
+double sp_redop_premul_scalar(int rank)
+{
+    return rank % 2 == 0 ? 1.0 : 2.0;
+}
+
 double sp_redop_apply(sp_redop_t redop, double a, double b)
 {
     switch (redop) {
@@ -95,6 +106,7 @@ double sp_redop_apply(sp_redop_t redop, double a, double b)
         return a < b ? a : b;
     case SP_REDOP_SUM:
     case SP_REDOP_AVG:
+    case SP_REDOP_PREMULSUM:
     default:
         return a + b;
     }

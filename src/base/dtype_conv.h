@@ -1,4 +1,4 @@
-/* Element access, IEEE binary16 / bfloat16 conversions and avg's final division: inline, and
+/* Element access, IEEE binary16 / bfloat16 / OCP FP8 conversions and avg's final division: inline, and
  * usable from CUDA device code (SP_HOSTDEV), so the host backend, the verification and the GPU
  * kernels share one definition of every value. Included through dtype.h. */
 #ifndef SP_DTYPE_CONV_H
@@ -99,6 +99,95 @@ static inline SP_HOSTDEV float sp_bf16_to_float(uint16_t b)
     return f;
 }
 
+/* OCP FP8 (E4M3 as NVIDIA's and NCCL's e4m3 "fn": no infinities, one NaN pattern per sign;
+ * E5M2 with IEEE-style infinities and NaNs). A format: exponent bias, mantissa bits, the
+ * largest finite value and whether the all-ones exponent is reserved (E5M2) or holds finite
+ * values (E4M3, whose only NaN is S.1111.111). */
+#define SP_F8_E4M3 0
+#define SP_F8_E5M2 1
+
+static inline SP_HOSTDEV int sp__f8_bias(int fmt)
+{
+    return fmt == SP_F8_E4M3 ? 7 : 15;
+}
+
+static inline SP_HOSTDEV int sp__f8_mbits(int fmt)
+{
+    return fmt == SP_F8_E4M3 ? 3 : 2;
+}
+
+/* 448 = 1.75 * 2^8 (e4m3), 57344 = 1.75 * 2^15 (e5m2) */
+static inline SP_HOSTDEV double sp_f8_max(int fmt)
+{
+    return fmt == SP_F8_E4M3 ? 448.0 : 57344.0;
+}
+
+/* The value of an 8-bit code. */
+static inline SP_HOSTDEV double sp_f8_to_double(int fmt, uint8_t code)
+{
+    int mbits = sp__f8_mbits(fmt);
+    int bias = sp__f8_bias(fmt);
+    int efield = (code & 0x7f) >> mbits;
+    int mant = code & ((1 << mbits) - 1);
+    int emax = fmt == SP_F8_E4M3 ? 15 : 31;
+    double v;
+
+    if (fmt == SP_F8_E4M3 && (code & 0x7f) == 0x7f) {
+        return NAN;
+    }
+    if (fmt == SP_F8_E5M2 && efield == emax) {
+        v = mant == 0 ? INFINITY : NAN;
+    } else if (efield == 0) {
+        v = ldexp((double)mant, 1 - bias - mbits); /* subnormal */
+    } else {
+        v = ldexp((double)((1 << mbits) | mant), efield - bias - mbits);
+    }
+    return (code & 0x80) ? -v : v;
+}
+
+/* The code nearest to x, ties to even, saturating: finite values beyond the largest finite
+ * one and infinities become +-max (the OCP spec's saturation mode, the default of CUDA's
+ * __nv_fp8 conversions); NaN becomes S.1111.111. Computed on doubles, so values given as
+ * doubles are rounded once. */
+static inline SP_HOSTDEV uint8_t sp_f8_from_double(int fmt, double x)
+{
+    int mbits = sp__f8_mbits(fmt);
+    int bias = sp__f8_bias(fmt);
+    uint8_t sign = signbit(x) ? 0x80 : 0;
+    double a = fabs(x);
+    double maxv = sp_f8_max(fmt);
+    int e;
+    double q;
+    double r;
+
+    if (isnan(x)) {
+        return (uint8_t)(sign | 0x7f);
+    }
+    if (a == 0.0) {
+        return sign;
+    }
+    if (a >= maxv) {
+        a = maxv; /* saturate (inf included) before rounding, which then stays exact */
+    }
+    frexp(a, &e);
+    e -= 1; /* a = 1.f * 2^e */
+    if (e < 1 - bias) {
+        e = 1 - bias; /* subnormal: the quantum of the smallest binade */
+    }
+    q = ldexp(1.0, e - mbits);
+    r = rint(a / q) * q; /* a / q is exact (a power-of-two scale); rint rounds ties to even */
+    if (r > maxv) {
+        r = maxv;
+    }
+    if (r < ldexp(1.0, 1 - bias)) {
+        return (uint8_t)(sign | (uint8_t)(r / ldexp(1.0, 1 - bias - mbits)));
+    }
+    frexp(r, &e);
+    e -= 1;
+    return (uint8_t)(sign | (uint8_t)((e + bias) << mbits) |
+                     (uint8_t)(r / ldexp(1.0, e - mbits) - (double)(1 << mbits)));
+}
+
 /* Read element i of a buffer of type dtype (an sp_dtype_t) as a double. */
 static inline SP_HOSTDEV double sp_dtype_get(int dtype, const void *buf, size_t i)
 {
@@ -123,6 +212,10 @@ static inline SP_HOSTDEV double sp_dtype_get(int dtype, const void *buf, size_t 
         return ((const double *)buf)[i];
     case 9: /* SP_DTYPE_BFLOAT16 */
         return sp_bf16_to_float(((const uint16_t *)buf)[i]);
+    case 10: /* SP_DTYPE_F8E4M3 */
+        return sp_f8_to_double(SP_F8_E4M3, ((const uint8_t *)buf)[i]);
+    case 11: /* SP_DTYPE_F8E5M2 */
+        return sp_f8_to_double(SP_F8_E5M2, ((const uint8_t *)buf)[i]);
     default:
         return NAN;
     }
@@ -162,6 +255,12 @@ static inline SP_HOSTDEV void sp_dtype_set(int dtype, void *buf, size_t i, doubl
         break;
     case 9:
         ((uint16_t *)buf)[i] = sp_bf16_from_float((float)value);
+        break;
+    case 10:
+        ((uint8_t *)buf)[i] = sp_f8_from_double(SP_F8_E4M3, value);
+        break;
+    case 11:
+        ((uint8_t *)buf)[i] = sp_f8_from_double(SP_F8_E5M2, value);
         break;
     default:
         break;

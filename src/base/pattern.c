@@ -21,8 +21,10 @@ static void init_common(sp_pattern_t *p, int is_red, sp_redop_t redop, sp_dtype_
     p->redop = (int)redop;
     p->dtype = (int)dtype;
     p->nranks = nranks;
-    /* sum: each contribution is at most 2, so E = L/2 contributors keep partial sums <= L */
-    p->sum_spacing = spacing_for(nranks, floor(sp_dtype_exact_limit(dtype) / 2.0));
+    /* sum: each contribution is at most 2, so E = L/2 contributors keep partial sums <= L;
+     * premulsum's contributions are at most 2 * 2 (input times scalar), so E = L/4 */
+    p->sum_spacing = spacing_for(nranks, floor(sp_dtype_exact_limit(dtype) /
+                                               (redop == SP_REDOP_PREMULSUM ? 4.0 : 2.0)));
     /* prod: each contribution is 1 or 2, so E = max_pow2 contributors keep products exact */
     p->prod_spacing = spacing_for(nranks, (double)sp_dtype_max_pow2(dtype));
     p->minmax_mod = nranks < 64 ? (uint64_t)nranks : 64;

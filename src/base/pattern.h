@@ -68,6 +68,7 @@ static inline SP_HOSTDEV double sp_pattern_red_input(const sp_pattern_t *p, int 
     switch (p->redop) {
     case 0: /* sum */
     case 4: /* avg */
+    case 5: /* premulsum: the unscaled input; the operator scales it */
         s = p->sum_spacing;
         if (((uint64_t)r + g) % s != 0) {
             return 0.0;
@@ -79,6 +80,24 @@ static inline SP_HOSTDEV double sp_pattern_red_input(const sp_pattern_t *p, int 
     default: /* max, min */
         return (double)(g % 17 + ((uint64_t)r + g) % p->minmax_mod);
     }
+}
+
+/* premulsum of element g: the ranks r0 + j*S (j < c) contribute a_j * b_j, with the scalar
+ * a_j = 1 + (r0 + j*S) % 2 (sp_redop_premul_scalar) and the input b_j = 1 + (j + g) % 2. */
+static inline SP_HOSTDEV double sp__pattern_premulsum(const sp_pattern_t *p, uint64_t g)
+{
+    uint64_t s = p->sum_spacing;
+    uint64_t c = sp__pattern_selected(p->nranks, s, g);
+    uint64_t r0 = (s - g % s) % s;
+    uint64_t b_twos = g % 2 == 0 ? c / 2 : (c + 1) / 2; /* j < c with (j + g) odd */
+
+    if (s % 2 == 0) {
+        return (double)((1 + r0 % 2) * (c + b_twos)); /* every contributor's rank has r0's parity */
+    }
+    if (r0 % 2 == g % 2) {
+        return (double)(c + 3 * b_twos); /* a_j == b_j: 1*1 or 2*2 */
+    }
+    return (double)(2 * c); /* a_j != b_j: 1*2 or 2*1 */
 }
 
 /* Exact result of reducing element g over all ranks (avg already divided). */
@@ -95,6 +114,8 @@ static inline SP_HOSTDEV double sp_pattern_red_expected(const sp_pattern_t *p, u
         sum = (double)(c + (g % 2 == 0 ? c / 2 : (c + 1) / 2));
         return p->redop == 4 ? sp_redop_avg_finish(p->dtype, sum, p->nranks) : sum;
     }
+    case 5:
+        return sp__pattern_premulsum(p, g);
     case 1:
         c = sp__pattern_selected(p->nranks, p->prod_spacing, g);
         /* a factor 2 for every j < c with (j+g) even */
@@ -112,8 +133,8 @@ static inline SP_HOSTDEV double sp_pattern_input_at(const sp_pattern_t *p, uint6
     return p->is_red ? sp_pattern_red_input(p, p->src, i) : sp_pattern_data(p->src, i);
 }
 
-/* Expected output element i. */
-static inline SP_HOSTDEV double sp_pattern_output_at(const sp_pattern_t *p, uint64_t i)
+/* Expected output element i, before the fp8 rounding below. */
+static inline SP_HOSTDEV double sp__pattern_output_exact(const sp_pattern_t *p, uint64_t i)
 {
     if (p->is_red) {
         return sp_pattern_red_expected(p, p->g_offset + i);
@@ -122,6 +143,17 @@ static inline SP_HOSTDEV double sp_pattern_output_at(const sp_pattern_t *p, uint
         return sp_pattern_data((int)(i / p->block), p->g_offset + i % p->block);
     }
     return sp_pattern_data(p->src, p->g_offset + i);
+}
+
+/* Expected output element i. The fp8 types (10, 11) store only integers up to 16 (e4m3) and 8
+ * (e5m2) exactly: data values (0..96) and min/max values are rounded when filled, and since
+ * rounding is monotonic, a correct min or max of rounded inputs is the rounded min or max;
+ * sums and products stay exact by the spacing (pattern.c). */
+static inline SP_HOSTDEV double sp_pattern_output_at(const sp_pattern_t *p, uint64_t i)
+{
+    double v = sp__pattern_output_exact(p, i);
+
+    return p->dtype >= 10 ? sp_dtype_round(p->dtype, v) : v;
 }
 
 #endif

@@ -30,6 +30,8 @@ typedef struct {
     int device;           /* device override, -1: from the node-local rank */
     double timeout_s;     /* bound on every wait for the device */
     int cuda_graph;       /* time batches as captured CUDA graphs (nccl) */
+    int blocking;         /* wait for each collective of a batch before the next (nccl-tests -z;
+                           * nccl only: the host backend refuses it, its calls block anyway) */
     int streams;          /* concurrent streams the workload will open (nccl: hardware queues) */
 } sp_backend_config_t;
 

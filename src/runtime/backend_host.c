@@ -1,7 +1,9 @@
 /* The host backend: collectives are MPI calls over host memory on the backend's own duplicated
- * communicator. MPI has no 16-bit floating types, so half and bfloat16 travel as MPI_UINT16_T
- * with user-defined reduction operators; avg is a sum followed by a local division, as NCCL
- * defines it. Operations are blocking, so an event is the monotonic time when it is recorded. */
+ * communicator. MPI has no 16-bit or 8-bit floating types, so half and bfloat16 travel as
+ * MPI_UINT16_T and f8e4m3/f8e5m2 as MPI_UINT8_T, with user-defined reduction operators that
+ * widen, combine and round back; avg is a sum followed by a local division, and premulsum a
+ * local scaling followed by a sum, as NCCL defines them. Operations are blocking, so an event
+ * is the monotonic time when it is recorded. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,11 @@
 #include "host_stream.h"
 #include "log.h"
 #include "timeutil.h"
+
+/* The floating types MPI lacks (half, bfloat16, f8e4m3, f8e5m2) and their operators (sum, prod,
+ * max, min: avg and premulsum reduce as sum). */
+#define SP_HOST_SOFT_TYPES 4
+#define SP_HOST_SOFT_OPS 4
 
 /* This rank on one communicator (the backend's or a stream's), with scratch for MPI's int
  * per-peer arrays: each place is used by one thread at a time. */
@@ -27,8 +34,7 @@ typedef struct {
     int nranks;
     host_place_t place;
     sp_host_sync_t sync;
-    MPI_Op half_ops[SP_REDOP_COUNT];
-    MPI_Op bf16_ops[SP_REDOP_COUNT];
+    MPI_Op soft_ops[SP_HOST_SOFT_TYPES][SP_HOST_SOFT_OPS];
 } host_state_t;
 
 struct sp_event {
@@ -54,9 +60,10 @@ static sp_status_t mpi_check(int rc, const char *what)
     return SP_ERR_MPI;
 }
 
-/* ---- half / bfloat16 reductions ---- */
+/* ---- half / bfloat16 / fp8 reductions: each pair widened to double, combined, rounded back
+ * to the type (round to nearest even; fp8 saturates, dtype_conv.h) ---- */
 
-static void reduce16(sp_dtype_t dtype, sp_redop_t redop, const void *in, void *inout, int len)
+static void reduce_soft(sp_dtype_t dtype, sp_redop_t redop, const void *in, void *inout, int len)
 {
     for (int i = 0; i < len; i++) {
         double a = sp_dtype_get(dtype, in, (size_t)i);
@@ -66,21 +73,40 @@ static void reduce16(sp_dtype_t dtype, sp_redop_t redop, const void *in, void *i
 }
 
 /* One function per (type, op): MPI passes no user context to an operator. */
-#define SP_HOST_OP16(fname, dtype, redop)                                                          \
+#define SP_HOST_SOFT_OP(fname, dtype, redop)                                                       \
     static void fname(void *in, void *inout, int *len, MPI_Datatype *dt)                           \
     {                                                                                              \
         (void)dt;                                                                                  \
-        reduce16(dtype, redop, in, inout, *len);                                                   \
+        reduce_soft(dtype, redop, in, inout, *len);                                                \
     }
-SP_HOST_OP16(half_sum, SP_DTYPE_HALF, SP_REDOP_SUM)
-SP_HOST_OP16(half_prod, SP_DTYPE_HALF, SP_REDOP_PROD)
-SP_HOST_OP16(half_max, SP_DTYPE_HALF, SP_REDOP_MAX)
-SP_HOST_OP16(half_min, SP_DTYPE_HALF, SP_REDOP_MIN)
-SP_HOST_OP16(bf16_sum, SP_DTYPE_BFLOAT16, SP_REDOP_SUM)
-SP_HOST_OP16(bf16_prod, SP_DTYPE_BFLOAT16, SP_REDOP_PROD)
-SP_HOST_OP16(bf16_max, SP_DTYPE_BFLOAT16, SP_REDOP_MAX)
-SP_HOST_OP16(bf16_min, SP_DTYPE_BFLOAT16, SP_REDOP_MIN)
-#undef SP_HOST_OP16
+#define SP_HOST_SOFT_TYPE(prefix, dtype)                                                           \
+    SP_HOST_SOFT_OP(prefix##_sum, dtype, SP_REDOP_SUM)                                             \
+    SP_HOST_SOFT_OP(prefix##_prod, dtype, SP_REDOP_PROD)                                           \
+    SP_HOST_SOFT_OP(prefix##_max, dtype, SP_REDOP_MAX)                                             \
+    SP_HOST_SOFT_OP(prefix##_min, dtype, SP_REDOP_MIN)
+SP_HOST_SOFT_TYPE(half, SP_DTYPE_HALF)
+SP_HOST_SOFT_TYPE(bf16, SP_DTYPE_BFLOAT16)
+SP_HOST_SOFT_TYPE(e4m3, SP_DTYPE_F8E4M3)
+SP_HOST_SOFT_TYPE(e5m2, SP_DTYPE_F8E5M2)
+#undef SP_HOST_SOFT_TYPE
+#undef SP_HOST_SOFT_OP
+
+/* Row of soft_ops for dtype, or -1 for a type MPI reduces itself. */
+static int soft_type(sp_dtype_t dtype)
+{
+    switch (dtype) {
+    case SP_DTYPE_HALF:
+        return 0;
+    case SP_DTYPE_BFLOAT16:
+        return 1;
+    case SP_DTYPE_F8E4M3:
+        return 2;
+    case SP_DTYPE_F8E5M2:
+        return 3;
+    default:
+        return -1;
+    }
+}
 
 static MPI_Datatype host_mpi_type(sp_dtype_t dtype)
 {
@@ -101,6 +127,9 @@ static MPI_Datatype host_mpi_type(sp_dtype_t dtype)
         return MPI_FLOAT;
     case SP_DTYPE_DOUBLE:
         return MPI_DOUBLE;
+    case SP_DTYPE_F8E4M3:
+    case SP_DTYPE_F8E5M2:
+        return MPI_UINT8_T;
     case SP_DTYPE_HALF:
     case SP_DTYPE_BFLOAT16:
     default:
@@ -110,13 +139,11 @@ static MPI_Datatype host_mpi_type(sp_dtype_t dtype)
 
 static MPI_Op host_mpi_op(const host_state_t *st, sp_dtype_t dtype, sp_redop_t redop)
 {
-    sp_redop_t base = redop == SP_REDOP_AVG ? SP_REDOP_SUM : redop;
+    sp_redop_t base = redop == SP_REDOP_AVG || redop == SP_REDOP_PREMULSUM ? SP_REDOP_SUM : redop;
+    int soft = soft_type(dtype);
 
-    if (dtype == SP_DTYPE_HALF) {
-        return st->half_ops[base];
-    }
-    if (dtype == SP_DTYPE_BFLOAT16) {
-        return st->bf16_ops[base];
+    if (soft >= 0) {
+        return st->soft_ops[soft][base];
     }
     switch (base) {
     case SP_REDOP_PROD:
@@ -146,15 +173,35 @@ static void place_cleanup(host_place_t *at)
     at->vint = NULL;
 }
 
+static void free_soft_ops(host_state_t *st)
+{
+    for (int t = 0; t < SP_HOST_SOFT_TYPES; t++) {
+        for (int i = 0; i < SP_HOST_SOFT_OPS; i++) {
+            if (st->soft_ops[t][i] != MPI_OP_NULL) {
+                MPI_Op_free(&st->soft_ops[t][i]);
+            }
+        }
+    }
+}
+
 static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void **state_p,
                              char *err, size_t errlen)
 {
-    static MPI_User_function *const half_fns[] = {half_sum, half_prod, half_max, half_min};
-    static MPI_User_function *const bf16_fns[] = {bf16_sum, bf16_prod, bf16_max, bf16_min};
+    static MPI_User_function *const fns[SP_HOST_SOFT_TYPES][SP_HOST_SOFT_OPS] = {
+        {half_sum, half_prod, half_max, half_min},
+        {bf16_sum, bf16_prod, bf16_max, bf16_min},
+        {e4m3_sum, e4m3_prod, e4m3_max, e4m3_min},
+        {e5m2_sum, e5m2_prod, e5m2_max, e5m2_min},
+    };
     host_state_t *st = calloc(1, sizeof(*st));
     sp_status_t status;
 
-    (void)cfg;
+    if (cfg->blocking) {
+        free(st);
+        snprintf(err, errlen, "-z 1 (nccl-tests' blocking mode) applies to the nccl backend "
+                 "only: a host collective is a blocking MPI call, complete before the next one");
+        return SP_ERR_UNSUPPORTED;
+    }
     if (st == NULL) {
         snprintf(err, errlen, "out of memory");
         return SP_ERR_NOMEM;
@@ -167,36 +214,30 @@ static sp_status_t host_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     sp_host_sync_init(&st->sync);
     MPI_Comm_rank(st->comm, &st->rank);
     MPI_Comm_size(st->comm, &st->nranks);
-    for (int i = 0; i < SP_REDOP_AVG; i++) {
-        st->half_ops[i] = st->bf16_ops[i] = MPI_OP_NULL;
+    for (int t = 0; t < SP_HOST_SOFT_TYPES; t++) {
+        for (int i = 0; i < SP_HOST_SOFT_OPS; i++) {
+            st->soft_ops[t][i] = MPI_OP_NULL;
+        }
     }
     status = place_init(&st->place, st->comm);
     if (status != SP_OK) {
         snprintf(err, errlen, "out of memory");
         goto err_place;
     }
-    for (int i = 0; i < SP_REDOP_AVG; i++) {
-        status = mpi_check(MPI_Op_create(half_fns[i], 1, &st->half_ops[i]), "MPI_Op_create");
-        if (status == SP_OK) {
-            status = mpi_check(MPI_Op_create(bf16_fns[i], 1, &st->bf16_ops[i]), "MPI_Op_create");
-        }
-        if (status != SP_OK) {
-            goto err_ops;
+    for (int t = 0; t < SP_HOST_SOFT_TYPES; t++) {
+        for (int i = 0; i < SP_HOST_SOFT_OPS; i++) {
+            status = mpi_check(MPI_Op_create(fns[t][i], 1, &st->soft_ops[t][i]), "MPI_Op_create");
+            if (status != SP_OK) {
+                goto err_ops;
+            }
         }
     }
     *state_p = st;
     return SP_OK;
 
 err_ops:
-    snprintf(err, errlen, "cannot create the MPI reduction operators for half and bfloat16");
-    for (int i = 0; i < SP_REDOP_AVG; i++) {
-        if (st->half_ops[i] != MPI_OP_NULL) {
-            MPI_Op_free(&st->half_ops[i]);
-        }
-        if (st->bf16_ops[i] != MPI_OP_NULL) {
-            MPI_Op_free(&st->bf16_ops[i]);
-        }
-    }
+    snprintf(err, errlen, "cannot create the MPI reduction operators for half, bfloat16 and fp8");
+    free_soft_ops(st);
     place_cleanup(&st->place);
 err_place:
     sp_host_sync_cleanup(&st->sync);
@@ -220,10 +261,7 @@ static void host_fini(void *state)
     if (st == NULL) {
         return;
     }
-    for (int i = 0; i < SP_REDOP_AVG; i++) {
-        MPI_Op_free(&st->half_ops[i]);
-        MPI_Op_free(&st->bf16_ops[i]);
-    }
+    free_soft_ops(st);
     place_cleanup(&st->place);
     sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
@@ -301,6 +339,44 @@ static sp_status_t host_vcounts(const host_place_t *at, const sp_comm_vcounts_t 
     return SP_OK;
 }
 
+/* premulsum: this rank's input times its scalar (sp_redop_premul_scalar), rounded to the type
+ * as NCCL's pre-op does, written into recv (which the sweep sizes for the in-place layouts, so
+ * it holds a reduce-scatter's whole input), then summed in place there. */
+static int host_premulsum(const host_place_t *at, MPI_Comm comm, const sp_comm_call_t *call,
+                          MPI_Datatype dt, MPI_Op sum, const void *send, void *recv,
+                          void **out_p)
+{
+    const void *in = call->in_place ? recv : send;
+    size_t n = call->pattern == SP_COMM_REDUCE_SCATTER ? call->count * (size_t)at->nranks
+                                                       : call->count;
+    double scalar = sp_redop_premul_scalar(at->rank);
+    size_t esize = sp_dtype_size(call->dtype);
+    int count = (int)call->count;
+    int rc;
+
+    for (size_t i = 0; i < n; i++) {
+        sp_dtype_set(call->dtype, recv, i, scalar * sp_dtype_get(call->dtype, in, i));
+    }
+    switch (call->pattern) {
+    case SP_COMM_ALLREDUCE:
+        return MPI_Allreduce(MPI_IN_PLACE, recv, count, dt, sum, comm);
+    case SP_COMM_REDUCE:
+        if (at->rank == call->root) {
+            return MPI_Reduce(MPI_IN_PLACE, recv, count, dt, sum, call->root, comm);
+        }
+        return MPI_Reduce(recv, NULL, count, dt, sum, call->root, comm);
+    default: /* SP_COMM_REDUCE_SCATTER: the result at the start, or at block rank in place */
+        rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, count, dt, sum, comm);
+        if (call->in_place) {
+            *out_p = (char *)recv + call->count * (size_t)at->rank * esize;
+            if (rc == MPI_SUCCESS && at->rank != 0) {
+                memmove(*out_p, recv, call->count * esize);
+            }
+        }
+        return rc;
+    }
+}
+
 /* The reductions: all-reduce, reduce and reduce-scatter. *out_p and *avg_p say where the result
  * lies and how many elements of it avg must still divide. */
 static int host_reduction(const host_state_t *st, const host_place_t *at, MPI_Comm comm,
@@ -317,6 +393,9 @@ static int host_reduction(const host_state_t *st, const host_place_t *at, MPI_Co
 
     *out_p = recv;
     *avg_p = call->count;
+    if (call->redop == SP_REDOP_PREMULSUM) {
+        return host_premulsum(at, comm, call, dt, op, send, recv, out_p);
+    }
     switch (call->pattern) {
     case SP_COMM_ALLREDUCE:
         return MPI_Allreduce(ip ? MPI_IN_PLACE : send, recv, count, dt, op, comm);
@@ -448,7 +527,7 @@ static sp_status_t host_coll_stream(void *ctx, MPI_Comm comm, const sp_comm_call
     MPI_Request req = MPI_REQUEST_NULL;
     int rc;
 
-    if (call->in_place || call->redop == SP_REDOP_AVG) {
+    if (call->in_place || call->redop == SP_REDOP_AVG || call->redop == SP_REDOP_PREMULSUM) {
         return host_call_on(st, &s->place, comm, call, send, recv);
     }
     switch (call->pattern) {

@@ -102,6 +102,7 @@ static void nccl_fini(void *state)
         nccl_abort(st);
     }
     if (st->nccl != NULL) {
+        sp__nccl_premul_release(st);
         sp__nccl_comm_close(st, st->nccl);
         st->nccl = NULL;
     }
@@ -174,6 +175,8 @@ static sp_status_t nccl_init(MPI_Comm comm, const sp_backend_config_t *cfg, void
     st->comm = MPI_COMM_NULL;
     st->timeout_s = cfg->timeout_s;
     st->cuda_graph = cfg->cuda_graph;
+    st->blocking = cfg->blocking;
+    st->premul_dtype = -1;
     if (MPI_Comm_dup(comm, &st->comm) != MPI_SUCCESS) {
         free(st);
         snprintf(err, errlen, "MPI_Comm_dup failed");
@@ -364,16 +367,6 @@ static sp_status_t nccl_check_output(void *state, const sp_pattern_span_t *spans
     return status;
 }
 
-static ncclDataType_t nccl_type(sp_dtype_t dtype)
-{
-    return (ncclDataType_t)dtype;
-}
-
-static ncclRedOp_t nccl_op(sp_redop_t redop)
-{
-    return (ncclRedOp_t)redop;
-}
-
 static int nccl_pattern_supported(void *state, sp_comm_pattern_t pattern, int in_place)
 {
     (void)state;
@@ -390,162 +383,13 @@ static sp_status_t nccl_coll_run(void *state, const sp_comm_call_t *call, const 
 {
     nccl_state_t *st = state;
     nccl_place_t at = {&st->api, st->nccl, st->stream, st->rank, st->nranks};
+    sp_status_t status;
 
     if (st->nccl == NULL) {
         return SP_ERR_TIMEOUT; /* aborted earlier */
     }
-    return sp__nccl_call_on(st, &at, call, send, recv);
-}
-
-/* Block exchanges (alltoall, gather, scatter) as grouped point-to-point, as nccl-tests does
- * before NCCL 2.28; the caller holds the group open. */
-static ncclResult_t group_blocks(const nccl_place_t *at, const sp_comm_call_t *call,
-                                 const void *send, void *recv)
-{
-    ncclDataType_t dt = nccl_type(call->dtype);
-    size_t block = call->count * sp_dtype_size(call->dtype);
-    int is_root = at->rank == call->root;
-    int ip = call->in_place;
-    const char *s = (const char *)send;
-    char *d = (char *)recv;
-    ncclResult_t rc = ncclSuccess;
-
-    for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
-        if (call->pattern == SP_COMM_ALLTOALL) {
-            rc = at->api->Send(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
-            if (rc == ncclSuccess) {
-                rc = at->api->Recv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
-            }
-        } else if (is_root && !(ip && r == at->rank)) {
-            /* in place, the root's own block is already where it belongs */
-            rc = call->pattern == SP_COMM_GATHER
-                     ? at->api->Recv(d + (size_t)r * block, call->count, dt, r, at->comm, at->stream)
-                     : at->api->Send(s + (size_t)r * block, call->count, dt, r, at->comm, at->stream);
-        }
-    }
-    if (rc != ncclSuccess || call->pattern == SP_COMM_ALLTOALL || (ip && is_root)) {
-        return rc;
-    }
-    if (call->pattern == SP_COMM_GATHER) {
-        return at->api->Send(send, call->count, dt, call->root, at->comm, at->stream);
-    }
-    /* scatter: NCCL's in-place output is block `rank` of the buffer */
-    return at->api->Recv(ip ? d + (size_t)at->rank * block : d, call->count, dt, call->root, at->comm,
-                    at->stream);
-}
-
-/* alltoallv as grouped point-to-point, every peer on both sides (an empty flow is a zero count
- * on both, as alltoall's at small sizes). The caller holds the group open. */
-static ncclResult_t group_alltoallv(const nccl_place_t *at, const sp_comm_call_t *call,
-                                    const void *send, void *recv)
-{
-    const sp_comm_vcounts_t *v = &call->v;
-    ncclDataType_t dt = nccl_type(call->dtype);
-    size_t esize = sp_dtype_size(call->dtype);
-    ncclResult_t rc = ncclSuccess;
-
-    for (int r = 0; r < at->nranks && rc == ncclSuccess; r++) {
-        rc = at->api->Send((const char *)send + v->send_displs[r] * esize, v->send_counts[r], dt, r,
-                      at->comm, at->stream);
-        if (rc == ncclSuccess) {
-            rc = at->api->Recv((char *)recv + v->recv_displs[r] * esize, v->recv_counts[r], dt, r,
-                          at->comm, at->stream);
-        }
-    }
-    return rc;
-}
-
-/* The point-to-point patterns, in one NCCL group. */
-static ncclResult_t grouped(const nccl_place_t *at, const sp_comm_call_t *call, const void *send,
-                            void *recv)
-{
-    ncclDataType_t dt = nccl_type(call->dtype);
-    ncclResult_t rc = at->api->GroupStart();
-    ncclResult_t end;
-
-    if (rc == ncclSuccess && call->pattern == SP_COMM_ALLTOALLV) {
-        rc = group_alltoallv(at, call, send, recv);
-    } else if (rc == ncclSuccess && call->pattern == SP_COMM_SENDRECV) {
-        /* SP_COMM_NO_PEER: that direction is skipped (comm_call.h) */
-        if (call->send_peer != SP_COMM_NO_PEER) {
-            rc = at->api->Send(send, call->count, dt, call->send_peer, at->comm, at->stream);
-        }
-        if (rc == ncclSuccess && call->recv_peer != SP_COMM_NO_PEER) {
-            rc = at->api->Recv(recv, call->count, dt, call->recv_peer, at->comm, at->stream);
-        }
-    } else if (rc == ncclSuccess) {
-        rc = group_blocks(at, call, send, recv);
-    }
-    end = at->api->GroupEnd();
-    return rc == ncclSuccess ? end : rc;
-}
-
-/* alltoall, gather, scatter: NCCL's own calls where the library has them (2.28+), grouped
- * send/recv otherwise (the fingerprint says which). NCCL's in-place forms match this
- * program's: the root's own block of the buffer. */
-static ncclResult_t native_blocks(const nccl_place_t *at, const sp_comm_call_t *call,
-                                  const void *send, void *recv)
-{
-    ncclDataType_t dt = nccl_type(call->dtype);
-    const sp_nccl_api_t *api = at->api;
-
-    if (call->pattern == SP_COMM_ALLTOALL && api->AlltoAll != NULL) {
-        return api->AlltoAll(send, recv, call->count, dt, at->comm, at->stream);
-    }
-    if (call->pattern == SP_COMM_GATHER && api->Gather != NULL) {
-        return api->Gather(send, recv, call->count, dt, call->root, at->comm, at->stream);
-    }
-    if (call->pattern == SP_COMM_SCATTER && api->Scatter != NULL) {
-        return api->Scatter(send, recv, call->count, dt, call->root, at->comm, at->stream);
-    }
-    return grouped(at, call, send, recv);
-}
-
-sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,
-                             const sp_comm_call_t *call, const void *send, void *recv)
-{
-    ncclDataType_t dt = nccl_type(call->dtype);
-    ncclRedOp_t op = nccl_op(call->redop);
-    size_t count = call->count;
-    /* NCCL's in-place output of reduce_scatter is block `rank` of the buffer */
-    void *out = call->in_place
-                    ? (char *)recv + count * (size_t)at->rank * sp_dtype_size(call->dtype)
-                    : recv;
-    ncclResult_t rc;
-
-    switch (call->pattern) {
-    case SP_COMM_ALLREDUCE:
-        rc = at->api->AllReduce(send, recv, count, dt, op, at->comm, at->stream);
-        break;
-    case SP_COMM_ALLGATHER:
-        rc = at->api->AllGather(send, recv, count, dt, at->comm, at->stream);
-        break;
-    case SP_COMM_REDUCE_SCATTER:
-        rc = at->api->ReduceScatter(send, out, count, dt, op, at->comm, at->stream);
-        break;
-    case SP_COMM_BCAST:
-        rc = at->api->Broadcast(send, recv, count, dt, call->root, at->comm, at->stream);
-        break;
-    case SP_COMM_REDUCE:
-        rc = at->api->Reduce(send, recv, count, dt, op, call->root, at->comm, at->stream);
-        break;
-    case SP_COMM_ALLTOALL:
-    case SP_COMM_GATHER:
-    case SP_COMM_SCATTER:
-        rc = native_blocks(at, call, send, recv);
-        break;
-    case SP_COMM_ALLTOALLV:
-    case SP_COMM_SENDRECV:
-        rc = grouped(at, call, send, recv);
-        break;
-    default:
-        return SP_ERR_UNSUPPORTED;
-    }
-    if (rc == ncclInProgress) {
-        return sp__nccl_settle((nccl_state_t *)st, at->comm, rc,
-                               sp_comm_pattern_name(call->pattern));
-    }
-    return nccl_check(st, rc, sp_comm_pattern_name(call->pattern));
+    status = sp__nccl_call_prepare(st, call);
+    return status == SP_OK ? sp__nccl_call_on(st, &at, call, send, recv) : status;
 }
 
 /* The four per-peer arrays of call (nranks entries each). */
@@ -634,6 +478,19 @@ static sp_status_t capture_batch(nccl_state_t *st, const sp_comm_call_t *call, c
     return SP_OK;
 }
 
+/* nccl-tests' -z: the collective complete (stream synchronized, bounded by --timeout), then a
+ * barrier of all ranks, before the next one is launched. */
+static sp_status_t blocking_wait(nccl_state_t *st)
+{
+    sp_status_t status = nccl_sync(st);
+
+    if (status == SP_OK && MPI_Barrier(st->comm) != MPI_SUCCESS) {
+        sp_error("MPI_Barrier after a blocking collective failed");
+        status = SP_ERR_MPI;
+    }
+    return status;
+}
+
 static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, const void *send,
                                    void *recv, long k, sp_event_t *start, sp_event_t *end)
 {
@@ -659,6 +516,9 @@ static sp_status_t nccl_coll_batch(void *state, const sp_comm_call_t *call, cons
     } else {
         for (long i = 0; i < k && status == SP_OK; i++) {
             status = nccl_coll_run(st, call, send, recv);
+            if (status == SP_OK && st->blocking) {
+                status = blocking_wait(st);
+            }
         }
     }
     if (status == SP_OK) {

@@ -30,7 +30,9 @@
     X(Send)                                                                                        \
     X(Recv)                                                                                        \
     X(GroupStart)                                                                                  \
-    X(GroupEnd)
+    X(GroupEnd)                                                                                    \
+    X(RedOpCreatePreMulSum)                                                                        \
+    X(RedOpDestroy)
 
 typedef ncclResult_t (*sp_nccl_block_fn)(const void *send, void *recv, size_t count,
                                          ncclDataType_t dt, ncclComm_t comm, cudaStream_t stream);

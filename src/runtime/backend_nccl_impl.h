@@ -24,6 +24,10 @@ typedef struct {
     unsigned long long *counter; /* device memory, for verification */
     double timeout_s;
     int cuda_graph;
+    int blocking; /* nccl-tests -z: stream synchronized and a barrier after each collective */
+    /* premulsum's operator on the backend's communicator, for premul_dtype (-1: none yet) */
+    ncclRedOp_t premul_op;
+    int premul_dtype;
     /* the last captured batch, replayed while the same operation is timed */
     cudaGraphExec_t graph;
     sp_comm_call_t graph_call;
@@ -117,6 +121,14 @@ sp_status_t sp__nccl_bounded_wait_on(nccl_state_t *st, ncclComm_t *comm,
 /* The same, until an absolute deadline (sp_time_ns's clock). */
 sp_status_t sp__nccl_wait_until(nccl_state_t *st, ncclComm_t *comm, cudaError_t (*query)(void *),
                                 void *what_obj, const char *what, uint64_t deadline_ns);
+
+/* Before a call on the backend's own communicator: the data type exists in this NCCL (fp8 needs
+ * 2.24), and premulsum's operator exists for the call's type (created on first use, replacing
+ * the previous type's). Not collective. backend_nccl_call.c. */
+sp_status_t sp__nccl_call_prepare(nccl_state_t *st, const sp_comm_call_t *call);
+
+/* Destroy premulsum's operator, if one exists; before the communicator closes. */
+void sp__nccl_premul_release(nccl_state_t *st);
 
 /* Enqueue one call at a place (the backend's communicator and stream, or a proxy stream's). */
 sp_status_t sp__nccl_call_on(const nccl_state_t *st, const nccl_place_t *at,

@@ -403,6 +403,7 @@ static sp_status_t open_backend(run_t *r)
     cfg.device = (int)r->ro->device;
     cfg.timeout_s = r->ro->timeout;
     cfg.cuda_graph = r->x.cuda_graph;
+    cfg.blocking = r->x.blocking;
     cfg.streams = r->x.streams;
     cfg.local_rank = ctx->topo.local_rank;
     cfg.local_size = ctx->topo.local_size;

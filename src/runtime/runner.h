@@ -14,6 +14,7 @@
 /* What a workload sets beyond the shared options (all zero when it leaves extras NULL). */
 typedef struct {
     int cuda_graph;          /* time batches as captured CUDA graphs (nccl) */
+    int blocking;            /* nccl-tests -z: complete each collective before the next (nccl) */
     size_t timeline_events;  /* timeline capacity per rank; 0: none (a workload may size it
                               * itself later) */
     int clock_all;           /* clock synchronization of every rank (1) or node leaders (0) */

@@ -2,14 +2,17 @@
 # nccl-tests' habits on coll's command line and in its live output: an nccl-tests command line
 # (-g 1 -c 1 -n 20 -w 5 -J) runs and its JSON reads with nccl-tests' field names; sizes whose
 # per-rank count rounds to 0 are skipped with one line; -N repeats the sweep; the progress line
-# shows on a terminal only; bad nccl-tests flags say why (exit 2).
+# shows on a terminal only; fp8 types and premulsum (mulsum) verify at 2 and 4 ranks; bad
+# nccl-tests flags say why (exit 2).
 source "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 
 # 1. nccl-tests' example line (-b 8 -e 128M -f 2 -g 1 -c 1 -n 20 -w 5 -J) up to 4M: -n 20 is an
 # exact count (no time cap applies), and 26 operations of 64M and 128M took minutes on the
-# shared 2-core CI machine; -k 1 times one operation per sample
+# shared 2-core CI machine (the whole line to 128M, as the issue writes it: 292.5 s at 2 ranks,
+# 1.85-2.03 s per 128M all-reduce, measured on 2026-12-04 with other builds running); -k 1
+# times one operation per sample
 j="$TMP/out.json"
 sp_mpirun 2 coll -b 8 -e 4M -f 2 -g 1 -c 1 -n 20 -w 5 -J "$j" -k 1 \
   -O "$TMP/a.h5" >"$TMP/out" 2>"$TMP/err" </dev/null
@@ -122,7 +125,49 @@ rc=$?
 [ "$rc" -eq 0 ] && ! grep -a -q 'steps\]' "$TMP/ttypq" &&
   ok "proxy --quiet on a terminal: no progress line" || not_ok "proxy --quiet: rc=$rc or a progress line"
 
-# 4. nccl-tests flags that make no sense here: exit 2, one message that says why
+# 4. fp8 (-d f8e4m3,e5m2: nccl-tests' names and an alias) and premulsum (-o premulsum, printed
+# as nccl-tests' mulsum) on the host backend: every reduction verified at 2 ranks, and the
+# result file's rows carry the new enum names
+sp_mpirun 2 coll --collectives all_reduce,reduce_scatter,all_gather -d f8e4m3,e5m2 \
+  -o sum,max,avg,premulsum -b 64 -e 512 -f 8 -n 2 -k 1 -w 1 -O "$TMP/f8.h5" \
+  >"$TMP/f8out" 2>"$TMP/f8err" </dev/null
+rc=$?
+rows=$(awk '$3 ~ /^f8e/ { n++; if ($9 != "0" || $13 != "0") bad++ } END { print n + 0, bad + 0 }' \
+  "$TMP/f8out")
+# 2 types x (all_reduce 4 ops + reduce_scatter 4 ops + all_gather 1) x 2 sizes (64, 512)
+if [ "$rc" -eq 0 ] && [ "$rows" = "36 0" ] && grep -q ' f8e4m3  mulsum ' "$TMP/f8out" &&
+  grep -q ' f8e5m2     avg ' "$TMP/f8out"; then
+  ok "fp8 sweep at 2 ranks: rows, wrong rows = $rows; mulsum and avg verified"
+else
+  not_ok "fp8 sweep: rc=$rc rows/wrong='$rows'"; tail -5 "$TMP/f8err"; grep f8e "$TMP/f8out" | head -5
+fi
+"$py" - "$TMP/f8.h5" >"$TMP/f8py" 2>&1 <<'PY'
+import sys
+import h5py
+import numpy as np
+rows = h5py.File(sys.argv[1], "r")["/coll/results"]
+dt = h5py.check_enum_dtype(rows.dtype["dtype"])
+rd = h5py.check_enum_dtype(rows.dtype["redop"])
+assert dt["f8e4m3"] == 10 and dt["f8e5m2"] == 11 and rd["mulsum"] == 5, (dt, rd)
+r = rows[:]
+assert set(np.unique(r["dtype"])) == {10, 11}, np.unique(r["dtype"])
+assert (r["redop"] == 5).sum() == 2 * 2 * 2 * 2, r["redop"]  # 2 types, 2 colls, 2 sizes, 2 places
+assert (r["wrong"] == 0).all(), r["wrong"]
+print(f"{len(r)} rows, dtype values {sorted(set(r['dtype'].tolist()))}, mulsum rows {(r['redop'] == 5).sum()}")
+PY
+[ $? -eq 0 ] && ok "fp8 and mulsum in /coll/results: $(cat "$TMP/f8py")" ||
+  { not_ok "fp8 rows in the result file"; tail -5 "$TMP/f8py"; }
+
+# premulsum of floats at 4 ranks (scalars 1, 2, 1, 2), all three reductions, both placements
+sp_mpirun 4 coll --collectives all_reduce,reduce,reduce_scatter -d float -o premulsum \
+  -b 1K -e 1K -n 2 -k 1 -w 1 -O "$TMP/pm.h5" >"$TMP/pmout" 2>&1 </dev/null
+rc=$?
+rows=$(awk '$4 == "mulsum" { n++; if ($9 != "0" || $13 != "0") bad++ } END { print n + 0, bad + 0 }' \
+  "$TMP/pmout")
+[ "$rc" -eq 0 ] && [ "$rows" = "3 0" ] && ok "premulsum at 4 ranks verified: rows, wrong rows = $rows" ||
+  { not_ok "premulsum at 4 ranks: rc=$rc rows/wrong='$rows'"; tail -5 "$TMP/pmout"; }
+
+# 5. nccl-tests flags that make no sense here: exit 2, one message that says why
 bad() { # expected text, then the arguments
   local want=$1
   shift
@@ -139,6 +184,7 @@ bad() { # expected text, then the arguments
 bad "the collectives moved to --collectives: --collectives all_reduce" -c all_reduce
 bad "one GPU per MPI rank" -g 2
 bad "launch one rank per GPU" -t 2
+bad "applies to the nccl backend only" --backend host -z 1
 echo "not mine" >"$TMP/old.json"
 bad "JSON file $TMP/old.json exists" -J "$TMP/old.json"
 [ "$(cat "$TMP/old.json")" = "not mine" ] && ok "an existing -J file is left alone" ||

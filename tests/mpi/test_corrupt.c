@@ -1,5 +1,6 @@
 /* A deliberately corrupted receive buffer on one rank gives #wrong > 0 and names that rank, and
- * only that rank (the test-only SCALEPROBE_TEST_CORRUPT_RANK hook corrupts one element). */
+ * only that rank (the test-only SCALEPROBE_TEST_CORRUPT_RANK hook corrupts one element); also
+ * for the fp8 types and premulsum. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,28 @@ int main(int argc, char **argv)
             SP_TEST_EQ_INT(bufs.point.wrong[0].wrong, 1);
         }
     }
+    /* the fp8 types and premulsum: a reduction's corrupted element is caught as well */
+    {
+        static const struct {
+            sp_coll_kind_t kind;
+            sp_dtype_t dtype;
+            sp_redop_t redop;
+        } typed[] = {{SP_COLL_ALL_REDUCE, SP_DTYPE_F8E4M3, SP_REDOP_SUM},
+                     {SP_COLL_ALL_REDUCE, SP_DTYPE_F8E5M2, SP_REDOP_MAX},
+                     {SP_COLL_ALL_REDUCE, SP_DTYPE_FLOAT, SP_REDOP_PREMULSUM},
+                     {SP_COLL_REDUCE_SCATTER, SP_DTYPE_F8E4M3, SP_REDOP_PREMULSUM}};
+        for (size_t t = 0; t < sizeof(typed) / sizeof(typed[0]); t++) {
+            const sp_coll_t *coll = sp_coll_get(typed[t].kind);
+            sp_coll_args_t args;
+            sp_coll_args_init(&args, typed[t].kind, ctx.rank, ctx.nranks, typed[t].dtype,
+                              typed[t].redop, 0, 0, 4096);
+            SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs), SP_OK);
+            if (ctx.rank == 0) {
+                SP_TEST_EQ_INT(bufs.point.row.wrong, 1);
+                SP_TEST_EQ_INT(bufs.point.wrong[0].rank, victim);
+            }
+        }
+    }
     /* and without the hook, the same points are clean again */
     unsetenv("SCALEPROBE_TEST_CORRUPT_RANK");
     {
@@ -60,6 +83,12 @@ int main(int argc, char **argv)
         sp_coll_args_t args;
         sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_FLOAT,
                           SP_REDOP_SUM, 0, 0, 4096);
+        SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs), SP_OK);
+        if (ctx.rank == 0) {
+            SP_TEST_EQ_INT(bufs.point.row.wrong, 0);
+        }
+        sp_coll_args_init(&args, SP_COLL_ALL_REDUCE, ctx.rank, ctx.nranks, SP_DTYPE_F8E4M3,
+                          SP_REDOP_PREMULSUM, 0, 1, 4096);
         SP_TEST_EQ_INT(sp_sweep_measure(&ctx, &opts, coll, &args, &bufs), SP_OK);
         if (ctx.rank == 0) {
             SP_TEST_EQ_INT(bufs.point.row.wrong, 0);

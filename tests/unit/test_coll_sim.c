@@ -74,16 +74,26 @@ static int representable(sp_dtype_t dt, double v)
     }
 }
 
+/* Rank r's contribution to element g: its input, times its scalar under premulsum (rounded to
+ * the type, as NCCL's pre-operation stores it). */
+static double contribution(const double *inputs, size_t stride, int r, size_t g, sp_dtype_t dt,
+                           sp_redop_t op)
+{
+    double x = inputs[(size_t)r * stride + g];
+
+    return op == SP_REDOP_PREMULSUM ? sp_dtype_round(dt, sp_redop_premul_scalar(r) * x) : x;
+}
+
 /* Reduce element g over the snapshot of every rank's input, one rank at a time in the given
  * direction, rounding to the type after each step; every partial must be exact. */
 static double reduce_element(const double *inputs, size_t stride, int n, size_t g, sp_dtype_t dt,
                              sp_redop_t op, int reverse, int *inexact_p)
 {
-    double acc = inputs[(size_t)(reverse ? n - 1 : 0) * stride + g];
+    double acc = contribution(inputs, stride, reverse ? n - 1 : 0, g, dt, op);
 
     for (int j = 1; j < n; j++) {
         int r = reverse ? n - 1 - j : j;
-        double v = sp_redop_apply(op, acc, inputs[(size_t)r * stride + g]);
+        double v = sp_redop_apply(op, acc, contribution(inputs, stride, r, g, dt, op));
 
         if (!representable(dt, v)) {
             *inexact_p = 1;

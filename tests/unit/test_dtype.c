@@ -35,19 +35,24 @@ static const dtype_row_t dtype_rows[SP_DTYPE_COUNT] = {
     {SP_DTYPE_INT64, "int64", 8, 1},   {SP_DTYPE_UINT64, "uint64", 8, 1},
     {SP_DTYPE_HALF, "half", 2, 0},     {SP_DTYPE_FLOAT, "float", 4, 0},
     {SP_DTYPE_DOUBLE, "double", 8, 0}, {SP_DTYPE_BFLOAT16, "bfloat16", 2, 0},
+    {SP_DTYPE_F8E4M3, "f8e4m3", 1, 0}, {SP_DTYPE_F8E5M2, "f8e5m2", 1, 0},
 };
 
 static void test_nccl_enum_order(void **state)
 {
     (void)state;
-    /* the nccl backend maps by index: ncclInt8=0 ... ncclBfloat16=9, ncclSum=0 ... ncclAvg=4 */
+    /* the nccl backend maps by index: ncclInt8=0 ... ncclBfloat16=9, ncclFloat8e4m3=10,
+     * ncclFloat8e5m2=11, ncclSum=0 ... ncclAvg=4 (premulsum is an operator NCCL creates) */
     assert_int_equal(SP_DTYPE_INT8, 0);
     assert_int_equal(SP_DTYPE_HALF, 6);
     assert_int_equal(SP_DTYPE_BFLOAT16, 9);
-    assert_int_equal(SP_DTYPE_COUNT, 10);
+    assert_int_equal(SP_DTYPE_F8E4M3, 10);
+    assert_int_equal(SP_DTYPE_F8E5M2, 11);
+    assert_int_equal(SP_DTYPE_COUNT, 12);
     assert_int_equal(SP_REDOP_SUM, 0);
     assert_int_equal(SP_REDOP_AVG, 4);
-    assert_int_equal(SP_REDOP_COUNT, 5);
+    assert_int_equal(SP_REDOP_PREMULSUM, 5);
+    assert_int_equal(SP_REDOP_COUNT, 6);
 }
 
 static void test_sizes_names_integer(void **state)
@@ -81,7 +86,8 @@ static void test_dtype_aliases_and_unknown(void **state)
 
 static void test_redop_names(void **state)
 {
-    static const char *const names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg"};
+    static const char *const names[SP_REDOP_COUNT] = {"sum", "prod", "max", "min", "avg",
+                                                      "mulsum"};
 
     (void)state;
     for (int i = 0; i < SP_REDOP_COUNT; i++) {
@@ -109,6 +115,8 @@ static void test_exact_limit(void **state)
     assert_same(sp_dtype_exact_limit(SP_DTYPE_FLOAT), 16777216.0);
     assert_same(sp_dtype_exact_limit(SP_DTYPE_DOUBLE), 9007199254740992.0);
     assert_same(sp_dtype_exact_limit(SP_DTYPE_BFLOAT16), 256.0);
+    assert_same(sp_dtype_exact_limit(SP_DTYPE_F8E4M3), 16.0);
+    assert_same(sp_dtype_exact_limit(SP_DTYPE_F8E5M2), 8.0);
 
     /* the limit round-trips through element access; for half, float and bfloat16 L+1 does not
      * (for double, L+1 is not even a double, so it cannot be written here) */
@@ -132,6 +140,8 @@ static void test_max_pow2_is_exact(void **state)
     assert_int_equal(sp_dtype_max_pow2(SP_DTYPE_INT32), 30);
     assert_int_equal(sp_dtype_max_pow2(SP_DTYPE_UINT32), 31);
     assert_int_equal(sp_dtype_max_pow2(SP_DTYPE_HALF), 15);
+    assert_int_equal(sp_dtype_max_pow2(SP_DTYPE_F8E4M3), 8);
+    assert_int_equal(sp_dtype_max_pow2(SP_DTYPE_F8E5M2), 15);
     for (int d = 0; d < SP_DTYPE_COUNT; d++) {
         int e = sp_dtype_max_pow2((sp_dtype_t)d);
 
@@ -325,14 +335,16 @@ static void test_get_set_every_type(void **state)
 
     (void)state;
     for (int d = 0; d < SP_DTYPE_COUNT; d++) {
+        /* 127 needs 7 significant bits; fp8 has 4 (e4m3) or 3 (e5m2): 112 = 1.11b * 2^6 */
+        double big = d == SP_DTYPE_F8E4M3 || d == SP_DTYPE_F8E5M2 ? 112.0 : 127.0;
         memset(buf, 0xA5, sizeof(buf));
         sp_dtype_set((sp_dtype_t)d, buf, 0, 0.0);
         sp_dtype_set((sp_dtype_t)d, buf, 1, 96.0);
-        sp_dtype_set((sp_dtype_t)d, buf, 2, 127.0);
+        sp_dtype_set((sp_dtype_t)d, buf, 2, big);
         sp_dtype_set((sp_dtype_t)d, buf, 3, 1.0);
         assert_same(sp_dtype_get((sp_dtype_t)d, buf, 0), 0.0);
         assert_same(sp_dtype_get((sp_dtype_t)d, buf, 1), 96.0);
-        assert_same(sp_dtype_get((sp_dtype_t)d, buf, 2), 127.0);
+        assert_same(sp_dtype_get((sp_dtype_t)d, buf, 2), big);
         assert_same(sp_dtype_get((sp_dtype_t)d, buf, 3), 1.0);
         /* element i lies at byte i * size: element 3 ends the written region */
         for (size_t b = 4 * sp_dtype_size((sp_dtype_t)d); b < sizeof(buf); b++) {

@@ -352,12 +352,12 @@ static void test_coll_lists(void **state)
     parse_ok("--collectives=sendrecv", &o);
     assert_int_equal(o.colls, 1u << SP_COLL_SENDRECV);
     parse_ok("-d all", &o);
-    assert_int_equal(o.dtypes, 0x3ff);
+    assert_int_equal(o.dtypes, 0xfff); /* twelve types, f8e5m2 the last */
     parse_ok("-d half,bfloat16,int8", &o);
     assert_int_equal(o.dtypes,
                      (1u << SP_DTYPE_HALF) | (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_INT8));
     parse_ok("-o all", &o);
-    assert_int_equal(o.redops, 0x1f);
+    assert_int_equal(o.redops, 0x3f); /* mulsum (premulsum) the last */
     parse_ok("-o max,avg", &o);
     assert_int_equal(o.redops, (1u << SP_REDOP_MAX) | (1u << SP_REDOP_AVG));
     /* the last occurrence wins */
@@ -445,6 +445,23 @@ static void test_coll_nccltests_flags(void **state)
                      (1u << SP_DTYPE_BFLOAT16) | (1u << SP_DTYPE_HALF) | (1u << SP_DTYPE_FLOAT));
     parse_ok("-dbf16", &o);
     assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
+    /* fp8 as nccl-tests names it, and the format names alone */
+    parse_ok("-d f8e4m3,e5m2", &o);
+    assert_int_equal(o.dtypes, (1u << SP_DTYPE_F8E4M3) | (1u << SP_DTYPE_F8E5M2));
+    parse_ok("--datatype=e4m3", &o);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_F8E4M3);
+    /* premulsum: nccl-tests' mulsum, and NCCL's name for it in every spelling of -o */
+    parse_ok("-o mulsum", &o);
+    assert_int_equal(o.redops, 1u << SP_REDOP_PREMULSUM);
+    parse_ok("-o sum,premulsum", &o);
+    assert_int_equal(o.redops, (1u << SP_REDOP_SUM) | (1u << SP_REDOP_PREMULSUM));
+    parse_ok("-opremulsum", &o);
+    assert_int_equal(o.redops, 1u << SP_REDOP_PREMULSUM);
+    parse_ok("--op=premulsum -d bf16", &o);
+    assert_int_equal(o.redops, 1u << SP_REDOP_PREMULSUM);
+    assert_int_equal(o.dtypes, 1u << SP_DTYPE_BFLOAT16);
+    parse_ok("-z 1", &o);
+    assert_int_equal(o.blocking, 1);
     parse_ok("-a 3", &o);
     assert_int_equal(o.average, 3);
     assert_int_equal(o.average_given, 1);
@@ -540,15 +557,14 @@ static void test_coll_errors(void **state)
         {"-g 2", "-g/--ngpus 2", "one GPU per MPI rank"},
         {"-t 4", "-t/--nthreads 4", "launch one rank per GPU"},
         {"-m 8", "--agg-iters 8", "not implemented"},
-        {"-z 1", "-z 1", "--method osu"},
-        {"-C 1", "-C 1", "completion"},
+        {"-z 1 -G", "-z 1 with -G", "graph"},
+        {"-C 1", "-C 1", "the same number"},
         {"-R 1", "-R 1", "registration"},
         {"-N 0", "--cycles", NULL},
         {"-J", "-J", NULL},
-        {"-d f8e4m3", "f8e4m3", "fp8"},
-        {"-d float,e5m2", "e5m2", "not supported"},
-        {"-o premulsum", "premulsum", "not supported"},
-        {"-o sum,mulsum", "--op", NULL},
+        {"-d fp8", "f8e4m3 or f8e5m2", NULL},
+        {"-d float,fp8,half", "--datatype fp8", NULL},
+        {"-o premul", "--op", NULL},
     };
 
     (void)state;
