@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "host_gemm.h"
 #include "host_stream.h"
 #include "log.h"
 #include "timeutil.h"
@@ -29,6 +30,7 @@ typedef struct {
     sp_host_sync_t sync;
     MPI_Op half_ops[SP_REDOP_COUNT];
     MPI_Op bf16_ops[SP_REDOP_COUNT];
+    sp_host_gemm_t *gemm; /* GEMM compute, after gemm_setup */
 } host_state_t;
 
 struct sp_event {
@@ -224,6 +226,7 @@ static void host_fini(void *state)
         MPI_Op_free(&st->half_ops[i]);
         MPI_Op_free(&st->bf16_ops[i]);
     }
+    sp_host_gemm_destroy(st->gemm);
     place_cleanup(&st->place);
     sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
@@ -621,6 +624,27 @@ static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_
     return sp_host_stream_compute(stream->hs, duration_ns);
 }
 
+static sp_status_t host_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
+                                   char *desc, size_t desclen)
+{
+    host_state_t *st = state;
+
+    sp_host_gemm_destroy(st->gemm);
+    st->gemm = NULL;
+    return sp_host_gemm_create(shapes, n, threads, desc, desclen, &st->gemm);
+}
+
+static sp_status_t host_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm_t *list,
+                                    size_t n)
+{
+    host_state_t *st = state;
+
+    if (st->gemm == NULL) {
+        return SP_ERR_INVALID; /* gemm_setup first */
+    }
+    return sp_host_stream_work(stream->hs, sp_host_gemm_run, st->gemm, list, n);
+}
+
 static sp_status_t host_stream_send(void *state, sp_stream_t *stream, const void *buf,
                                     size_t bytes, int peer, int tag)
 {
@@ -691,4 +715,6 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .stream_record = host_stream_record,
     .stream_wait = host_stream_wait,
     .stream_sync = host_stream_sync,
+    .gemm_setup = host_gemm_setup,
+    .stream_gemm = host_stream_gemm,
 };
