@@ -35,7 +35,7 @@ static int64_t at_least_1(int64_t x)
 sp_status_t sp_gemm_plan_build(const sp_model_t *m, int tp, sp_gemm_plan_t *plan_p)
 {
     sp_gemm_plan_t p;
-    int64_t t = tp, b = m->micro_batch, s = m->seq, h = m->hidden;
+    int64_t t = tp > 0 ? tp : 1, b = m->micro_batch, s = m->seq, h = m->hidden;
     int64_t tokens = b * s, d = h / m->heads;
     int64_t hkv = d * (m->kv_heads > 0 ? m->kv_heads : m->heads);
     int64_t heads = at_least_1(m->heads / t), half = m->causal ? (s + 1) / 2 : s;
