@@ -264,7 +264,8 @@ static int shared_gpu(const sp_topo_t *topo, int *a_p, int *b_p)
  * on the host, a node's ranks x their busy lanes (one stream thread each) against its online
  * cores; on GPUs, two ranks on one device. Rank 0 prints one warning (stderr) and keeps it in
  * note. Collective. */
-static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, char *note, size_t len)
+static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, int extra_threads, char *note,
+                         size_t len)
 {
     int used[SP_LANE_COUNT] = {0}, lanes = 0, node_threads = 0, a = 0, b = 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -273,6 +274,7 @@ static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, char *note, si
     for (size_t i = 0; i < prog->n; i++) {
         lanes += used[prog->tasks[i].lane]++ == 0;
     }
+    lanes += extra_threads; /* the BLAS's own threads beside the compute lane's */
     MPI_Allreduce(&lanes, &node_threads, 1, MPI_INT, MPI_SUM, ctx->topo.node_comm);
     in[0] = node_threads - (int)(cores > 0 ? cores : node_threads);
     in[1] = ctx->rank;
@@ -365,7 +367,9 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
         st = size_timeline(ctx, &r);
     }
     if (st == SP_OK) {
-        warn_sharing(ctx, sp_engine_program(r.eng), r.sharing, sizeof(r.sharing));
+        warn_sharing(ctx, sp_engine_program(r.eng),
+                     o->compute == SP_PROXY_COMPUTE_GEMM ? (int)o->compute_threads - 1 : 0,
+                     r.sharing, sizeof(r.sharing));
     }
     if (st == SP_OK && ctx->rank == 0) {
         sp_proxy_model(o, &model);
