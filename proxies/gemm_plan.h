@@ -14,12 +14,12 @@
 
 #define SP_PART_MAX_GEMMS 6
 
-/* Per part (program.h, sp_part_t) its GEMMs on one TP rank (count 1 each). With T = b*s tokens, d = h/heads, hkv the
- * key/value width and the sharded sizes divided by tp (heads, the QKV width h + 2hkv, ffn, the
- * vocabulary): a forward product is [T x in] * [in x out], its input gradient
- * [T x out] * [out x in], its weight gradient [in x T] * [T x out]; the attention core is
- * b*heads/tp products of [s x d] * [d x s] and [s x s] * [s x d] (causal: half of the s^2
- * side, s/2 columns or inner size). */
+/* Per part (program.h, sp_part_t) its GEMMs on one TP rank (count 1 each). With T = b*s
+ * tokens, d = h/heads, hkv the key/value width and the sharded sizes divided by tp (heads, the
+ * QKV width h + 2hkv, ffn, the vocabulary): a forward product is [T x in] * [in x out], its
+ * input gradient [T x out] * [out x in], its weight gradient [in x T] * [T x out]; the
+ * attention core is b*heads/tp products of [s x d] * [d x s] and [s x s] * [s x d] (causal:
+ * half of the s^2 side, s/2 columns or inner size). */
 typedef struct {
     sp_gemm_t gemm[SP_PART_COUNT][SP_PART_MAX_GEMMS];
     int n[SP_PART_COUNT];

@@ -353,7 +353,8 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
     info_p->vocab = model.vocab;
     info_p->tflops = opts->tflops; /* --compute gemm: the measured rate, set by the command */
     info_p->compute = opts->compute;
-    info_p->compute_threads = opts->compute == SP_PROXY_COMPUTE_GEMM ? (int32_t)opts->compute_threads : 0;
+    info_p->compute_threads =
+        opts->compute == SP_PROXY_COMPUTE_GEMM ? (int32_t)opts->compute_threads : 0;
     info_p->peak_tflops = opts->peak_tflops; /* MFU against --tflops would be about 1 - bubble */
     info_p->tokens_per_step = sp_model_tokens_per_step(&model, opts->microbatches, layout->dp);
     info_p->flops_per_step = sp_model_flops_per_step(&model, opts->microbatches, layout->dp);
