@@ -323,8 +323,11 @@ sp_status_t sp_engine_set_gemm(sp_engine_t *eng, const sp_gemm_plan_t *plan, int
     }
     MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, eng->comms.world);
     rate = sum / eng->world;
-    if (!(rate > 0.0)) {
+    if (!(rate > 0.0)) { /* the same sum on every rank */
         snprintf(desc, desclen, "the GEMM calibration measured no time");
+        if (eng->rank == 0) {
+            sp_error("proxy --compute gemm: %s", desc);
+        }
         return SP_ERR_DEVICE;
     }
     eng->cfg.flops_per_ns = rate;
