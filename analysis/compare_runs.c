@@ -323,7 +323,11 @@ void sp__cmp_workload_difference(const run_t *x, const run_t *y, int same_shape,
                      SHAPE_ROW(overlap),     SHAPE_ROW(causal), SHAPE_ROW(layers),
                      SHAPE_ROW(hidden),      SHAPE_ROW(heads),  SHAPE_ROW(ffn),
                      SHAPE_ROW(seq),         SHAPE_ROW(micro_batch), SHAPE_ROW(vocab),
-                     SHAPE_ROW(tflops),      SHAPE_ROW(bucket_mib), SHAPE_ROW(dp)};
+                     SHAPE_ROW(compute),     SHAPE_ROW(compute_threads),
+                     /* --compute gemm stores the rate it measured: a result, not the shape */
+                     {"tflops", p->tflops,
+                      p->compute == 1 && q->compute == 1 ? p->tflops : q->tflops},
+                     SHAPE_ROW(bucket_mib),  SHAPE_ROW(dp)};
 #undef SHAPE_ROW
         size_t nshape = sizeof(shape) / sizeof(shape[0]) - (same_shape ? 0 : 1);
         for (size_t i = 0; i < nshape; i++) {

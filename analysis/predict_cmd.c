@@ -68,7 +68,7 @@ static const sp_opt_def_t predict_defs[] = {
 /* The proxy's options that steer a measurement, not the step: not options of predict. */
 static const char *const measurement_only[] = {
     "steps", "epsilon", "min-steps", "max-steps", "max-time", "warmup-steps",
-    "backend", "device", "timeout", "output", "force", "quiet",
+    "backend", "device", "timeout", "output", "force", "quiet", "compute", "compute-threads",
 };
 
 #define MAX_DEFS 80

@@ -62,6 +62,7 @@ static sp_status_t read_proxy(hid_t file, sp_reader_t *rd)
     rd->proxy_predicted = d.predicted;
     snprintf(rd->proxy_sharing_warning, sizeof(rd->proxy_sharing_warning), "%s",
              d.sharing_warning);
+    snprintf(rd->proxy_compute, sizeof(rd->proxy_compute), "%s", d.compute);
     snprintf(rd->proxy_predicted_source, sizeof(rd->proxy_predicted_source), "%s",
              d.predicted_source);
     return status;

@@ -53,6 +53,7 @@ typedef struct {
     int proxy_predicted;             /* /proxy attribute predicted: written by `predict` */
     char proxy_predicted_source[1100]; /* its cost model (predicted_source) */
     char proxy_sharing_warning[SP_PROXY_NOTE_LEN]; /* /proxy attribute sharing_warning, or "" */
+    char proxy_compute[SP_PROXY_NOTE_LEN]; /* /proxy attribute compute, or "" (older files) */
     int has_node;                      /* a node file: /node was read (node/node_result.c) */
     sp_node_row_t *node_rows;          /* /node/results */
     size_t nnode_rows;

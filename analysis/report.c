@@ -358,6 +358,9 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
                 rd->proxy_predicted ? " (predicted)" : "", rd->proxy_model, rd->proxy_schedule,
                 in->dp, in->pp, in->tp, in->microbatches, in->chunks, rd->proxy_dp_mode,
                 in->overlap ? "on" : "off");
+        if (rd->proxy_compute[0] != '\0') {
+            fprintf(out, "# compute: %s\n", rd->proxy_compute);
+        }
         if (rd->proxy_sharing_warning[0] != '\0') {
             fprintf(out, "# warning: %s\n", rd->proxy_sharing_warning);
         }

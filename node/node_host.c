@@ -3,66 +3,18 @@
  * core or device, as a job's ranks would). */
 #include "node_dev.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "dtype.h"
 #include "timeutil.h"
 
 #define TRIAD_SCALAR 3.0
 
-/* The BLAS is loaded at run time, by `node` only: OpenBLAS's start-up allocates and clears a
- * 128 MiB buffer (0.4 s and ~200 MiB RSS per process here), which every rank of every other
- * command would pay if the binary were linked with it. The CBLAS interface is standard: row
- * major is 101, no transpose 111. */
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
-                         int, float, float *, int);
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
-                         const double *, int, double, double *, int);
-
 typedef struct {
-    void *lib;
-    char name[64];
-    sgemm_fn sgemm;
-    dgemm_fn dgemm;
-    void (*set_threads)(int);
-    int (*get_threads)(void);
-    char *(*config)(void);
-} blas_t;
-
-/* libopenblas first, then any CBLAS the system's BLAS alternative provides */
-static const char *const blas_libs[] = {"libopenblas.so.0", "libopenblas.so", "libcblas.so.3",
-                                        "libblas.so.3"};
-
-static int blas_open(blas_t *b)
-{
-    memset(b, 0, sizeof(*b));
-    for (size_t i = 0; i < sizeof(blas_libs) / sizeof(blas_libs[0]) && b->lib == NULL; i++) {
-        void *lib = dlopen(blas_libs[i], RTLD_NOW | RTLD_LOCAL);
-        if (lib == NULL) {
-            continue;
-        }
-        /* POSIX: a function pointer through a void * object */
-        *(void **)&b->sgemm = dlsym(lib, "cblas_sgemm");
-        *(void **)&b->dgemm = dlsym(lib, "cblas_dgemm");
-        if (b->sgemm == NULL || b->dgemm == NULL) {
-            dlclose(lib);
-            continue;
-        }
-        b->lib = lib;
-        snprintf(b->name, sizeof(b->name), "%s", blas_libs[i]);
-        *(void **)&b->set_threads = dlsym(lib, "openblas_set_num_threads");
-        *(void **)&b->get_threads = dlsym(lib, "openblas_get_num_threads");
-        *(void **)&b->config = dlsym(lib, "openblas_get_config");
-    }
-    return b->lib != NULL;
-}
-
-typedef struct {
-    blas_t blas;
+    sp_blas_t blas;
     size_t nelem;     /* triad elements per array */
     double *a, *b, *c;
     size_t n;         /* GEMM n */
@@ -99,9 +51,7 @@ static void host_destroy(void *state)
     free(h->da);
     free(h->db);
     free(h->dc);
-    if (h->blas.lib != NULL) {
-        dlclose(h->blas.lib);
-    }
+    sp_blas_close(&h->blas);
     free(h);
 }
 
@@ -124,20 +74,15 @@ static sp_status_t host_create(const sp_node_dev_cfg_t *cfg, void **state_p, cha
         goto nomem;
     }
     h->threads = 1;
-    if ((want_f || want_d) && !blas_open(&h->blas)) {
-        snprintf(err, errlen, "no CBLAS library found (tried libopenblas.so.0, libcblas.so.3, "
-                              "libblas.so.3): install libopenblas0 for the host GEMMs");
+    if ((want_f || want_d) && !sp_blas_open(&h->blas)) {
+        snprintf(err, errlen, "no CBLAS library found (tried %s): install libopenblas0 for the "
+                              "host GEMMs", sp_blas_tried);
         host_destroy(h);
         return SP_ERR_UNSUPPORTED;
     }
     /* one thread per rank: the rank is the unit measured, and co-located ranks must not
      * oversubscribe the cores with BLAS threads */
-    if (h->blas.set_threads != NULL) {
-        h->blas.set_threads(1);
-    }
-    if (h->blas.get_threads != NULL) {
-        h->threads = h->blas.get_threads();
-    }
+    h->threads = sp_blas_threads(&h->blas, 1);
     if (cfg->kinds & (1u << SP_NODE_TRIAD)) {
         h->nelem = cfg->mem_bytes / sizeof(double);
         h->a = malloc(h->nelem * sizeof(double));
@@ -211,14 +156,14 @@ static sp_status_t host_run(void *state, sp_node_kind_t kind, uint64_t *ns_p)
     case SP_NODE_GEMM_F16:
     case SP_NODE_GEMM_BF16:
         t0 = sp_time_ns();
-        h->blas.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, n, n, n, 1.0f, h->fa, n,
-                      h->fb, n, 0.0f, h->fc, n);
+        h->blas.sgemm(SP_CBLAS_ROW_MAJOR, SP_CBLAS_NO_TRANS, SP_CBLAS_NO_TRANS, n, n, n, 1.0f,
+                      h->fa, n, h->fb, n, 0.0f, h->fc, n);
         t1 = sp_time_ns();
         break;
     case SP_NODE_GEMM_F64:
         t0 = sp_time_ns();
-        h->blas.dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, n, n, n, 1.0, h->da, n,
-                      h->db, n, 0.0, h->dc, n);
+        h->blas.dgemm(SP_CBLAS_ROW_MAJOR, SP_CBLAS_NO_TRANS, SP_CBLAS_NO_TRANS, n, n, n, 1.0,
+                      h->da, n, h->db, n, 0.0, h->dc, n);
         t1 = sp_time_ns();
         break;
     default:

@@ -3,7 +3,9 @@
  * record; the host thread only enqueues, the streams run concurrently. */
 #include "engine.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +37,8 @@ struct sp_engine {
     sp_interval_t *scratch; /* 3 (n tasks + 1): sp_step_metrics */
     int64_t ref_host_ns;
     sp_watchdog_t *wd;      /* shown each completed task (sp_engine_set_watchdog); NULL: none */
+    sp_gemm_t *gemms;       /* --compute gemm: every compute task's list, one after another */
+    size_t *gemm_at;        /* per task: its list's first entry in gemms, n + 1 entries */
 };
 
 static int lane_used(const sp_engine_t *e, int lane)
@@ -199,10 +203,142 @@ void sp_engine_destroy(sp_engine_t *eng)
         }
     }
     sp_program_free(&eng->prog);
+    free(eng->gemms);
+    free(eng->gemm_at);
     free(eng->scratch);
     free(eng->iv);
     free(eng->ev);
     free(eng);
+}
+
+/* The GEMM list of every compute task from its parts: one entry per GEMM of each part it holds,
+ * count = how many of that part. Fills e->gemms and e->gemm_at. */
+static sp_status_t build_gemm_lists(sp_engine_t *e, const sp_gemm_plan_t *plan)
+{
+    size_t total = 0;
+
+    for (size_t i = 0; i < e->prog.n; i++) {
+        for (int p = 0; p < SP_PART_COUNT; p++) {
+            total += e->prog.tasks[i].parts[p] > 0 ? (size_t)plan->n[p] : 0;
+        }
+    }
+    e->gemms = calloc(total > 0 ? total : 1, sizeof(*e->gemms));
+    e->gemm_at = calloc(e->prog.n + 1, sizeof(*e->gemm_at));
+    if (e->gemms == NULL || e->gemm_at == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    total = 0;
+    for (size_t i = 0; i < e->prog.n; i++) {
+        const sp_task_t *t = &e->prog.tasks[i];
+        e->gemm_at[i] = total;
+        for (int p = 0; p < SP_PART_COUNT && t->kind == SP_TASK_COMPUTE; p++) {
+            for (int g = 0; g < plan->n[p] && t->parts[p] > 0; g++) {
+                e->gemms[total] = plan->gemm[p][g];
+                e->gemms[total++].count = (int64_t)t->parts[p];
+            }
+        }
+    }
+    e->gemm_at[e->prog.n] = total;
+    return SP_OK;
+}
+
+#define CALIB_RUNS 3
+#define CALIB_MIN_NS 200000000LL
+
+/* This rank's GEMM rate (FLOP/ns) on one layer's GEMMs of every part but the logits. */
+static sp_status_t calibrate(sp_engine_t *e, const sp_gemm_plan_t *plan, double *rate_p)
+{
+    const sp_backend_ops_t *o = e->be->ops;
+    sp_gemm_t layer[SP_PART_COUNT * SP_PART_MAX_GEMMS];
+    sp_stream_t *s = e->lane[SP_LANE_COMPUTE];
+    size_t n = 0;
+    double flops = 0.0, ns = 0.0;
+    int timed = 0;
+    sp_status_t st = SP_OK;
+
+    for (int p = SP_PART_ATTN_FWD; p <= SP_PART_MLP_WGRAD; p++) {
+        for (int g = 0; g < plan->n[p]; g++) {
+            layer[n] = plan->gemm[p][g];
+            flops += sp_gemm_flops(&layer[n++]);
+        }
+    }
+    /* the first run warms the library and the caches; then until CALIB_RUNS or CALIB_MIN_NS */
+    for (int run = 0; st == SP_OK && timed < CALIB_RUNS && !(timed > 0 && ns >= CALIB_MIN_NS);
+         run++) {
+        uint64_t dt = 0;
+        st = o->stream_record(e->be->state, s, e->ev[0]);
+        if (st == SP_OK) {
+            st = o->stream_gemm(e->be->state, s, layer, n);
+        }
+        if (st == SP_OK) {
+            st = o->stream_record(e->be->state, s, e->ev[1]);
+        }
+        if (st == SP_OK) {
+            st = o->stream_sync(e->be->state, s);
+        }
+        if (st == SP_OK) {
+            st = o->event_elapsed_ns(e->be->state, e->ev[0], e->ev[1], &dt);
+        }
+        if (run > 0) {
+            ns += (double)dt;
+            timed++;
+        }
+    }
+    *rate_p = ns > 0.0 ? flops * (double)timed / ns : 0.0;
+    return st;
+}
+
+sp_status_t sp_engine_set_gemm(sp_engine_t *eng, const sp_gemm_plan_t *plan, int threads,
+                               char *desc, size_t desclen, double *tflops_p)
+{
+    sp_gemm_t shapes[SP_PART_COUNT * SP_PART_MAX_GEMMS];
+    size_t n = 0;
+    double rate = 0.0, sum = 0.0;
+    int who, first;
+    sp_status_t st;
+
+    for (int p = 0; p < SP_PART_COUNT; p++) {
+        for (int g = 0; g < plan->n[p]; g++) {
+            shapes[n++] = plan->gemm[p][g];
+        }
+    }
+    st = eng->be->ops->gemm_setup(eng->be->state, shapes, n, threads, desc, desclen);
+    if (st == SP_OK) {
+        st = build_gemm_lists(eng, plan);
+    }
+    who = st != SP_OK ? eng->rank : INT_MAX;
+    MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, eng->comms.world);
+    if (first == eng->rank) { /* one message: the lowest rank that failed */
+        sp_error("proxy --compute gemm: %s", st == SP_ERR_NOMEM && desc[0] == '\0'
+                                                 ? "out of memory" : desc);
+    }
+    st = sp_agree(eng->comms.world, st);
+    if (st == SP_OK) {
+        st = sp_agree(eng->comms.world, calibrate(eng, plan, &rate));
+    }
+    if (st != SP_OK) {
+        free(eng->gemms);
+        eng->gemms = NULL;
+        return st;
+    }
+    MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, eng->comms.world);
+    rate = sum / eng->world;
+    if (!(rate > 0.0)) { /* the same sum on every rank */
+        snprintf(desc, desclen, "the GEMM calibration measured no time");
+        if (eng->rank == 0) {
+            sp_error("proxy --compute gemm: %s", desc);
+        }
+        return SP_ERR_DEVICE;
+    }
+    eng->cfg.flops_per_ns = rate;
+    for (size_t i = 0; i < eng->prog.n; i++) {
+        sp_task_t *t = &eng->prog.tasks[i];
+        if (t->kind == SP_TASK_COMPUTE) {
+            t->dur_ns = (uint64_t)llround(t->flops / rate);
+        }
+    }
+    *tflops_p = rate / 1e3;
+    return SP_OK;
 }
 
 const sp_program_t *sp_engine_program(const sp_engine_t *eng)
@@ -251,7 +387,10 @@ static sp_status_t enqueue_task(sp_engine_t *e, size_t i)
     if (st == SP_OK) {
         switch (t->kind) {
         case SP_TASK_COMPUTE:
-            st = o->stream_compute(bs, s, t->dur_ns);
+            st = e->gemms != NULL
+                     ? o->stream_gemm(bs, s, e->gemms + e->gemm_at[i],
+                                      e->gemm_at[i + 1] - e->gemm_at[i])
+                     : o->stream_compute(bs, s, t->dur_ns);
             break;
         case SP_TASK_COLL:
             st = enqueue_coll(e, t, s);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "gemm_plan.h"
 #include "program.h"
 #include "proxy_result.h"
 #include "status.h"
@@ -38,6 +39,17 @@ void sp_engine_destroy(sp_engine_t *eng);
 /* Show every completed task of a step to wd as progress (sp_watchdog_alive), so a rank
  * computing is alive however long its step; NULL: none. Needs the backend's event_query. */
 void sp_engine_set_watchdog(sp_engine_t *eng, sp_watchdog_t *wd);
+
+/* Real GEMMs for the compute tasks (--compute gemm): each compute task runs the GEMMs of its
+ * parts (program.h) in the shapes of plan, on the compute lane, with the math library's threads
+ * pinned to `threads`. Sets up the backend (gemm_setup), then calibrates: one layer's forward,
+ * input- and weight-gradient GEMMs timed on the compute lane of every rank at once (one
+ * unmeasured run, then runs until 3 or 0.2 s), the rate the mean over ranks; every compute
+ * task's nominal duration (dur_ns, the slowdown's denominator) becomes its FLOPs at that rate.
+ * desc: what computes (or, on failure, this rank's reason; rank 0 logs it). *tflops_p: the
+ * agreed rate, TFLOP/s. Collective over world; before the first step. */
+sp_status_t sp_engine_set_gemm(sp_engine_t *eng, const sp_gemm_plan_t *plan, int threads,
+                               char *desc, size_t desclen, double *tflops_p);
 
 /* The program this rank runs. */
 const sp_program_t *sp_engine_program(const sp_engine_t *eng);

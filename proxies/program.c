@@ -53,6 +53,7 @@ typedef struct {
     int32_t pending[SP_TASK_MAX_DEPS]; /* what the next compute task waits for */
     int npending;
     double acc_flops; /* compute accumulated since the last task boundary */
+    uint32_t acc_parts[SP_PART_COUNT];
     int acc_open;
     int32_t acc_layer; /* its layer, -1 when it spans several */
     /* the schedule op being emitted */
@@ -148,6 +149,7 @@ static void flush(builder_t *b)
                                                     : SP_EV_BACKWARD);
     t.layer = b->acc_layer;
     t.flops = b->acc_flops;
+    memcpy(t.parts, b->acc_parts, sizeof(t.parts));
     t.dur_ns = (uint64_t)llround(b->acc_flops / b->c->flops_per_ns);
     for (int i = 0; i < b->npending; i++) {
         add_dep(&t, b->pending[i]);
@@ -159,10 +161,32 @@ static void flush(builder_t *b)
     b->npending = 0;
     b->acc_open = 0;
     b->acc_flops = 0.0;
+    memset(b->acc_parts, 0, sizeof(b->acc_parts));
 }
 
-static void compute(builder_t *b, double flops, int32_t layer)
+static double part_flops(const sp_program_config_t *c, int part)
 {
+    switch (part) {
+    case SP_PART_ATTN_FWD:
+        return c->flops_proj + c->flops_core;
+    case SP_PART_ATTN_DGRAD:
+        return c->flops_proj + 2.0 * c->flops_core;
+    case SP_PART_ATTN_WGRAD:
+        return c->flops_proj;
+    case SP_PART_MLP_FWD:
+    case SP_PART_MLP_DGRAD:
+    case SP_PART_MLP_WGRAD:
+        return c->flops_mlp;
+    default:
+        return c->flops_logits;
+    }
+}
+
+/* One part of a layer's (or the output layer's) compute joins the accumulated compute. */
+static void compute(builder_t *b, int part, int32_t layer)
+{
+    double flops = part_flops(b->c, part);
+
     if (b->acc_open && b->acc_layer != layer) {
         b->acc_layer = -1;
     } else if (!b->acc_open) {
@@ -170,6 +194,7 @@ static void compute(builder_t *b, double flops, int32_t layer)
     }
     b->acc_open = 1;
     b->acc_flops += flops;
+    b->acc_parts[part]++;
 }
 
 /* dep of coll(): the compute task that ends the accumulated compute (flushed by coll itself) */
@@ -209,38 +234,48 @@ static int32_t grad_coll(builder_t *b, sp_coll_kind_t kind, uint64_t elements, i
     return t;
 }
 
-/* One attention or MLP block on the TP group: the block's compute and its collectives. */
-static void tp_block(builder_t *b, double flops, int32_t layer)
+/* The compute of a block: part, then part2 unless it is -1. */
+static void compute2(builder_t *b, int part, int part2, int32_t layer)
+{
+    compute(b, part, layer);
+    if (part2 >= 0) {
+        compute(b, part2, layer);
+    }
+}
+
+/* One attention or MLP block on the TP group: the block's compute (part, and part2 unless -1)
+ * and its collectives. */
+static void tp_block(builder_t *b, int part, int part2, int32_t layer)
 {
     const sp_program_config_t *c = b->c;
 
     if (c->tp > 1 && c->sequence_parallel) {
         wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE,
                          layer));
-        compute(b, flops, layer);
+        compute2(b, part, part2, layer);
         wait_for(b, coll(b, SP_LANE_TP, SP_COLL_REDUCE_SCATTER, c->tp_elements, AFTER_COMPUTE,
                          layer));
     } else if (c->tp > 1) {
-        compute(b, flops, layer);
+        compute2(b, part, part2, layer);
         wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_REDUCE, c->tp_elements, AFTER_COMPUTE,
                          layer));
     } else {
-        compute(b, flops, layer);
+        compute2(b, part, part2, layer);
     }
 }
 
-/* The backward of one block: dgrad and wgrad FLOPs (wgrad 0: a split backward's B). With
+/* The backward of one block: its dgrad and wgrad parts (wgrad -1: a split backward's B). With
  * sequence parallelism, Megatron's order: all-gather of the output gradient (the conjugate of
  * the forward's reduce-scatter), the re-all-gather of the block's input for the weight gradient
  * (issued with it, overlapping the dgrad GEMMs), the dgrad, the reduce-scatter of the input
  * gradient (overlapping the wgrad GEMMs), the wgrad; what follows waits for the reduce-scatter. */
-static void tp_block_bwd(builder_t *b, double dgrad, double wgrad, int32_t layer)
+static void tp_block_bwd(builder_t *b, int dgrad, int wgrad, int32_t layer)
 {
     const sp_program_config_t *c = b->c;
     int32_t ag_in, rs;
 
-    if (!(c->tp > 1 && c->sequence_parallel) || wgrad <= 0.0) {
-        tp_block(b, dgrad + wgrad, layer);
+    if (!(c->tp > 1 && c->sequence_parallel) || wgrad < 0) {
+        tp_block(b, dgrad, wgrad, layer);
         return;
     }
     wait_for(b, coll(b, SP_LANE_TP, SP_COLL_ALL_GATHER, c->tp_elements, AFTER_COMPUTE, layer));
@@ -376,7 +411,7 @@ static void logits_fwd(builder_t *b)
     if (c->tp > 1 && c->sequence_parallel) {
         tp_coll(b, SP_COLL_ALL_GATHER, c->tp_elements, c->dtype);
     }
-    compute(b, c->flops_logits, -1);
+    compute(b, SP_PART_LOGITS_FWD, -1);
     for (int i = 0; i < 3 && c->tp > 1; i++) {
         tp_coll(b, SP_COLL_ALL_REDUCE, c->tokens, SP_DTYPE_FLOAT);
     }
@@ -400,7 +435,7 @@ static void logits_bwd(builder_t *b, int grads, int input)
         }
     }
     if (input) {
-        compute(b, c->flops_logits, -1);
+        compute(b, SP_PART_LOGITS_DGRAD, -1);
         red = c->tp > 1 ? coll(b, SP_LANE_TP, sp ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
                                c->tp_elements, AFTER_COMPUTE, -1)
                         : -1;
@@ -409,14 +444,14 @@ static void logits_bwd(builder_t *b, int grads, int input)
         }
         wait_for(b, ag_in);
         if (grads) {
-            compute(b, c->flops_logits, -1);
+            compute(b, SP_PART_LOGITS_WGRAD, -1);
             flush(b);
         }
         if (sp) {
             wait_for(b, red);
         }
     } else {
-        compute(b, c->flops_logits, -1);
+        compute(b, SP_PART_LOGITS_WGRAD, -1);
     }
 }
 
@@ -535,8 +570,8 @@ static void emit_op(builder_t *b, size_t k)
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
             fsdp_gather(b, layer);
-            tp_block(b, c->flops_proj + c->flops_core, layer);
-            tp_block(b, c->flops_mlp, layer);
+            tp_block(b, SP_PART_ATTN_FWD, -1, layer);
+            tp_block(b, SP_PART_MLP_FWD, -1, layer);
         }
         if (vs == V - 1) {
             logits_fwd(b);
@@ -552,19 +587,16 @@ static void emit_op(builder_t *b, size_t k)
         }
         for (int j = L - 1; j >= 0; j--) {
             int32_t layer = vs * L + j;
-            double mlp = (double)(grads + input) * c->flops_mlp;
-            double attn = (double)(grads + input) * c->flops_proj + (input ? 2.0 * c->flops_core : 0.0);
             if (input) {
-                double wg_mlp = grads ? c->flops_mlp : 0.0, wg_attn = grads ? c->flops_proj : 0.0;
                 fsdp_gather(b, layer);
-                tp_block_bwd(b, mlp - wg_mlp, wg_mlp, layer);
-                tp_block_bwd(b, attn - wg_attn, wg_attn, layer);
+                tp_block_bwd(b, SP_PART_MLP_DGRAD, grads ? SP_PART_MLP_WGRAD : -1, layer);
+                tp_block_bwd(b, SP_PART_ATTN_DGRAD, grads ? SP_PART_ATTN_WGRAD : -1, layer);
             } else {
                 /* W: weight-gradient GEMMs; under SP on the re-gathered input */
                 sp_wgrad_input(b, layer);
-                compute(b, mlp, layer);
+                compute(b, SP_PART_MLP_WGRAD, layer);
                 sp_wgrad_input(b, layer);
-                compute(b, attn, layer);
+                compute(b, SP_PART_ATTN_WGRAD, layer);
             }
             if (grads && last_grad && c->dp > 1) {
                 flush(b);

@@ -104,6 +104,22 @@ typedef enum { SP_PHASE_WARMUP = 0, SP_PHASE_STEADY, SP_PHASE_COOLDOWN, SP_PHASE
 
 #define SP_TASK_MAX_DEPS 6
 
+/* Parts of the compute a task holds, as real GEMMs would run them (gemm_plan.h gives their
+ * shapes): forward, input gradient (dgrad) and weight gradient (wgrad) of the attention block,
+ * the MLP and the output layer. A task's FLOPs are the sum of its parts' FLOPs. */
+typedef enum {
+    SP_PART_ATTN_FWD = 0, /* attn_proj + attn_core */
+    SP_PART_ATTN_DGRAD,   /* attn_proj + 2 attn_core (the core's backward is input gradients) */
+    SP_PART_ATTN_WGRAD,   /* attn_proj */
+    SP_PART_MLP_FWD,      /* mlp, each of the three */
+    SP_PART_MLP_DGRAD,
+    SP_PART_MLP_WGRAD,
+    SP_PART_LOGITS_FWD,   /* logits, each of the three */
+    SP_PART_LOGITS_DGRAD,
+    SP_PART_LOGITS_WGRAD,
+    SP_PART_COUNT
+} sp_part_t;
+
 typedef struct {
     int8_t kind;       /* sp_task_kind_t */
     int8_t lane;       /* sp_lane_t */
@@ -120,6 +136,7 @@ typedef struct {
     uint64_t bytes;    /* COLL: count * element size; SEND/RECV: message bytes */
     uint64_t dur_ns;   /* COMPUTE: duration at the configured rate */
     double flops;      /* COMPUTE */
+    uint32_t parts[SP_PART_COUNT]; /* COMPUTE: how many of each part (a task may span layers) */
     int32_t ndeps;
     int32_t deps[SP_TASK_MAX_DEPS]; /* earlier tasks on other lanes it waits for */
 } sp_task_t;

@@ -11,6 +11,7 @@
 
 #include "context.h"
 #include "engine.h"
+#include "gemm_plan.h"
 #include "progress.h"
 #include "proxy_table.h"
 #include "log.h"
@@ -30,12 +31,17 @@ static sp_status_t proxy_parse(int argc, char **argv, int first, void *opts, int
 }
 
 /* The layout and schedule checks, then the guard: a run that cannot finish its warm-up and
- * fewest steps within --max-time by the cost model is refused before any file is created. */
+ * fewest steps within --max-time by the cost model is refused before any file is created. With
+ * --compute gemm the rate is measured only once the run has started: no guard. */
 static sp_status_t proxy_check_world(const void *opts, int nranks, char *err, size_t errlen)
 {
-    sp_status_t st = sp_proxy_opts_check_world(opts, nranks, err, errlen);
+    const sp_proxy_opts_t *o = opts;
+    sp_status_t st = sp_proxy_opts_check_world(o, nranks, err, errlen);
 
-    return st == SP_OK ? sp_proxy_guard(opts, nranks, err, errlen) : st;
+    if (st != SP_OK || o->compute == SP_PROXY_COMPUTE_GEMM) {
+        return st;
+    }
+    return sp_proxy_guard(o, nranks, err, errlen);
 }
 
 typedef struct {
@@ -46,6 +52,7 @@ typedef struct {
     sp_engine_t *eng;
     sp_proxy_estimate_t est; /* the cost model's step, each stage's parts */
     char sharing[SP_PROXY_NOTE_LEN]; /* rank 0: the oversubscription warning, "" when none */
+    char compute[SP_PROXY_NOTE_LEN]; /* what runs the compute tasks (attribute compute) */
     sp_proxy_rank_row_t *rows; /* rank 0: every rank's row of every measured step */
     size_t nrows;
     long max_steps;
@@ -63,11 +70,12 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
            "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device; %zu tasks per step on "
-           "rank 0\n",
+           "rank 0\n# compute: %s\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           sp_proxy_grad_reduce_names[o->grad_reduce], o->tflops, sp_engine_program(r->eng)->n);
+           sp_proxy_grad_reduce_names[o->grad_reduce], r->info.tflops,
+           sp_engine_program(r->eng)->n, r->compute);
     if (o->steps > 0) {
         printf("# %ld warm-up step(s), %ld measured step(s)\n", o->warmup_steps, o->steps);
     } else {
@@ -222,9 +230,6 @@ static sp_status_t setup(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r
     if (st == SP_OK) {
         st = sp_proxy_info(o, &r->layout, &r->info);
     }
-    if (st == SP_OK) {
-        st = sp_proxy_estimate(&r->cfg, &r->est);
-    }
     r->max_steps = o->steps > 0 ? o->steps : o->max_steps;
     if (st == SP_OK && ctx->rank == 0) {
         r->rows = calloc((size_t)r->max_steps * (size_t)ctx->nranks, sizeof(*r->rows));
@@ -259,7 +264,8 @@ static int shared_gpu(const sp_topo_t *topo, int *a_p, int *b_p)
  * on the host, a node's ranks x their busy lanes (one stream thread each) against its online
  * cores; on GPUs, two ranks on one device. Rank 0 prints one warning (stderr) and keeps it in
  * note. Collective. */
-static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, char *note, size_t len)
+static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, int extra_threads, char *note,
+                         size_t len)
 {
     int used[SP_LANE_COUNT] = {0}, lanes = 0, node_threads = 0, a = 0, b = 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -268,6 +274,7 @@ static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, char *note, si
     for (size_t i = 0; i < prog->n; i++) {
         lanes += used[prog->tasks[i].lane]++ == 0;
     }
+    lanes += extra_threads; /* the BLAS's own threads beside the compute lane's */
     MPI_Allreduce(&lanes, &node_threads, 1, MPI_INT, MPI_SUM, ctx->topo.node_comm);
     in[0] = node_threads - (int)(cores > 0 ? cores : node_threads);
     in[1] = ctx->rank;
@@ -303,6 +310,41 @@ static sp_status_t size_timeline(sp_ctx_t *ctx, const proxy_run_t *r)
     return sp_ctx_agree(ctx, sp_timeline_init(&ctx->timeline, ctx->rank, events));
 }
 
+/* What computes: the timed stand-in at --tflops, or the GEMMs (set up and calibrated here: the
+ * rate becomes the program's and the estimate's). Then the cost model's estimate. Collective. */
+static sp_status_t setup_compute(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r)
+{
+    sp_model_t model;
+    sp_gemm_plan_t plan;
+    char desc[SP_PROXY_NOTE_LEN - 64] = "";
+    double tflops = 0.0;
+    sp_status_t st = SP_OK;
+
+    sp_proxy_model(o, &model);
+    if (o->compute == SP_PROXY_COMPUTE_GEMM) {
+        st = sp_gemm_plan_build(&model, r->layout.tp, &plan);
+        st = st == SP_OK ? sp_engine_set_gemm(r->eng, &plan, (int)o->compute_threads, desc,
+                                              sizeof(desc), &tflops)
+                         : st;
+        if (st == SP_OK) {
+            r->cfg.flops_per_ns = tflops * 1e3;
+            r->info.tflops = tflops;
+            snprintf(r->compute, sizeof(r->compute),
+                     "gemm: %s on the compute lane, model dtype %s computed as fp32; measured "
+                     "%.4g TFLOP/s per rank (one layer's GEMMs at start-up, mean over ranks)",
+                     desc, sp_dtype_names[model.dtype], tflops);
+        }
+    } else {
+        snprintf(r->compute, sizeof(r->compute), "timed: %s of each task's FLOPs at --tflops %.3g "
+                 "(no arithmetic)",
+                 ctx->backend.kind == SP_BACKEND_NCCL ? "a spin kernel" : "a wait", o->tflops);
+    }
+    if (st == SP_OK) {
+        st = sp_proxy_estimate(&r->cfg, &r->est);
+    }
+    return sp_ctx_agree(ctx, st);
+}
+
 sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
 {
     sp_model_t model;
@@ -319,12 +361,15 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     st = sp_engine_create(&ctx->backend, &r.comms, &r.cfg, &r.eng);
     if (st == SP_OK) {
         sp_engine_set_watchdog(r.eng, ctx->watchdog); /* a completed task is progress */
+        st = setup_compute(ctx, o, &r);
     }
     if (st == SP_OK) {
         st = size_timeline(ctx, &r);
     }
     if (st == SP_OK) {
-        warn_sharing(ctx, sp_engine_program(r.eng), r.sharing, sizeof(r.sharing));
+        warn_sharing(ctx, sp_engine_program(r.eng),
+                     o->compute == SP_PROXY_COMPUTE_GEMM ? (int)o->compute_threads - 1 : 0,
+                     r.sharing, sizeof(r.sharing));
     }
     if (st == SP_OK && ctx->rank == 0) {
         sp_proxy_model(o, &model);
@@ -334,6 +379,9 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
                                    sp_dtype_names[model.dtype], sp_dtype_names[r.cfg.grad_dtype]);
         if (st == SP_OK && r.sharing[0] != '\0') {
             st = sp_proxy_result_note_sharing(ctx->result, r.sharing);
+        }
+        if (st == SP_OK) {
+            st = sp_proxy_result_note_compute(ctx->result, r.compute);
         }
     }
     st = sp_ctx_agree(ctx, st);

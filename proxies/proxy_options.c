@@ -8,6 +8,7 @@
 
 const char *const sp_proxy_dp_mode_names[2] = {"ddp", "fsdp"};
 const char *const sp_proxy_grad_reduce_names[2] = {"fp32", "bf16"};
+const char *const sp_proxy_compute_names[2] = {"timed", "gemm"};
 static const char *const on_off[] = {"on", "off"};
 
 #define OFF(field) offsetof(sp_proxy_opts_t, field)
@@ -74,6 +75,14 @@ static const sp_opt_def_t proxy_defs[] = {
      0, 1e5, NULL, 0},
     {"tflops", 0, SP_OPT_DOUBLE, OFF(tflops), "0.5", "R",
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
+    {"compute", 0, SP_OPT_CHOICE, OFF(compute), "timed", "timed|gemm",
+     "what a compute task runs: timed (a wait of its FLOPs / --tflops on the host, a spin kernel "
+     "on GPUs) or gemm (the layer's real GEMMs, fp32 OpenBLAS on the compute lane; host "
+     "backend only; the rate is measured at start-up instead of --tflops)",
+     0, -1, sp_proxy_compute_names, 2},
+    {"compute-threads", 0, SP_OPT_INT, OFF(compute_threads), "1", "N",
+     "--compute gemm: BLAS threads per rank (pinned with openblas_set_num_threads)", 1, 1024,
+     NULL, 0},
     {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
      "the hardware's peak TFLOP/s per device, for MFU; default: no MFU", 1e-6, 1e6, NULL, 0},
     {"steps", 'n', SP_OPT_INT, OFF(steps), "0", "N",
@@ -185,6 +194,11 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     }
     if (sp_model_check(&model, why, sizeof(why)) != SP_OK) {
         snprintf(err, errlen, "invalid model: %s", why);
+        return SP_ERR_INVALID;
+    }
+    if (opts->compute == SP_PROXY_COMPUTE_GEMM && runs_on_gpu(opts)) {
+        snprintf(err, errlen, "--compute gemm runs on the host backend only (add --backend host); "
+                 "on GPUs the compute is the spin kernel (--compute timed)");
         return SP_ERR_INVALID;
     }
     return SP_OK;
@@ -337,7 +351,10 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
     info_p->seq = model.seq;
     info_p->micro_batch = model.micro_batch;
     info_p->vocab = model.vocab;
-    info_p->tflops = opts->tflops;
+    info_p->tflops = opts->tflops; /* --compute gemm: the measured rate, set by the command */
+    info_p->compute = opts->compute;
+    info_p->compute_threads =
+        opts->compute == SP_PROXY_COMPUTE_GEMM ? (int32_t)opts->compute_threads : 0;
     info_p->peak_tflops = opts->peak_tflops; /* MFU against --tflops would be about 1 - bubble */
     info_p->tokens_per_step = sp_model_tokens_per_step(&model, opts->microbatches, layout->dp);
     info_p->flops_per_step = sp_model_flops_per_step(&model, opts->microbatches, layout->dp);

@@ -36,6 +36,8 @@ typedef struct {
     long mb_group; /* interleaved microbatch group size; 0: pp */
     int causal;
     double tflops; /* device rate the compute times are derived from */
+    int compute;   /* sp_proxy_compute_t: timed (a wait of FLOPs / tflops) or gemm (real GEMMs) */
+    long compute_threads; /* --compute gemm: the BLAS's threads */
     double peak_tflops; /* the hardware's peak per device, MFU's denominator; 0: no MFU */
     long steps;    /* measured steps; 0: until the step time's CI is within epsilon */
     double epsilon;
@@ -80,6 +82,11 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
 
 /* The schedule kind of opts->schedule. */
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts);
+
+/* What a compute task runs: a duration at --tflops (the host's timed wait, the GPU's spin
+ * kernel) or the GEMMs of its shapes (gemm_plan.h; the host backend: fp32 CBLAS). */
+typedef enum { SP_PROXY_COMPUTE_TIMED = 0, SP_PROXY_COMPUTE_GEMM = 1 } sp_proxy_compute_t;
+extern const char *const sp_proxy_compute_names[2];
 
 extern const char *const sp_proxy_dp_mode_names[2];
 extern const char *const sp_proxy_grad_reduce_names[2];

@@ -67,6 +67,8 @@ hid_t sp__proxy_info_type(void)
     PF(sequence_parallel, H5T_NATIVE_INT32);
     PF(overlap, H5T_NATIVE_INT32);
     PF(causal, H5T_NATIVE_INT32);
+    PF(compute, H5T_NATIVE_INT32);
+    PF(compute_threads, H5T_NATIVE_INT32);
     PF(layers, H5T_NATIVE_INT64);
     PF(hidden, H5T_NATIVE_INT64);
     PF(heads, H5T_NATIVE_INT64);
@@ -139,6 +141,11 @@ sp_status_t sp_proxy_result_append(sp_result_t *res, const sp_proxy_rank_row_t *
 sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning)
 {
     return sp_result_attr_str(res, "/proxy", "sharing_warning", warning);
+}
+
+sp_status_t sp_proxy_result_note_compute(sp_result_t *res, const char *desc)
+{
+    return sp_result_attr_str(res, "/proxy", "compute", desc);
 }
 
 sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)
@@ -224,6 +231,7 @@ sp_status_t sp_proxy_result_read(hid_t file, sp_proxy_result_data_t *d)
     sp__result_read_attr(g, "grad_reduce_dtype", d->grad_reduce_dtype,
                          sizeof(d->grad_reduce_dtype)); /* absent before issue 20: "" */
     sp__result_read_attr(g, "sharing_warning", d->sharing_warning, sizeof(d->sharing_warning));
+    sp__result_read_attr(g, "compute", d->compute, sizeof(d->compute)); /* "" before it */
     if (sp__result_read_attr(g, "predicted", buf, sizeof(buf)) == SP_OK) {
         d->predicted = strtol(buf, NULL, 10) != 0;
         sp__result_read_attr(g, "predicted_source", d->predicted_source,

@@ -62,8 +62,11 @@ typedef struct {
 /* The proxy's configuration, the one row of /proxy/info. */
 typedef struct {
     int32_t pp, tp, dp, microbatches, chunks, sequence_parallel, overlap, causal;
+    int32_t compute;         /* 0: timed (FLOPs / tflops), 1: gemm (real GEMMs); 0 in older files */
+    int32_t compute_threads; /* gemm: the BLAS threads per rank; 0 otherwise */
     int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
-    double tflops;          /* the device rate compute ops run at */
+    double tflops;          /* the device rate compute ops run at: --tflops, or with gemm the
+                             * GEMM rate measured at start-up */
     double peak_tflops;     /* the hardware peak MFU is computed against; 0: not given */
     double tokens_per_step; /* micro_batch * seq * microbatches * dp */
     double flops_per_step;  /* model FLOPs of one step, all ranks (sp_model_flops_per_step) */
@@ -85,6 +88,7 @@ typedef struct {
     int predicted;               /* attribute predicted: written by `predict` */
     char predicted_source[1100]; /* its cost model (predicted_source) */
     char sharing_warning[SP_PROXY_NOTE_LEN]; /* attribute sharing_warning; "" when absent */
+    char compute[SP_PROXY_NOTE_LEN]; /* attribute compute: what ran the compute; "" when absent */
 } sp_proxy_result_data_t;
 
 /* HDF5 types of the tables (caller closes them with H5Tclose). */
@@ -107,6 +111,11 @@ sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)
 /* The run shared processors (ranks x lanes above the cores, or a GPU): attribute
  * sharing_warning of /proxy (after sp_proxy_result_begin) holds the warning it printed. */
 sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning);
+
+/* Attribute compute of /proxy (after sp_proxy_result_begin): what ran the compute tasks, as
+ * the run printed it (the timed wait and its rate, or the GEMM library, precision, threads and
+ * measured rate). */
+sp_status_t sp_proxy_result_note_compute(sp_result_t *res, const char *desc);
 
 /* Read /proxy of an open file into d (zeroed first; nothing else when the file has none).
  * SP_ERR_FORMAT for unreadable tables, SP_ERR_NOMEM; d->rows is the caller's even then. */

@@ -83,6 +83,12 @@ static void stage_means(const sp_proxy_rank_row_t *rows, size_t n, int stage, do
     }
 }
 
+/* The rate compute ran at, in words: --tflops, or what --compute gemm measured. */
+static const char *rate_name(const sp_proxy_info_t *info)
+{
+    return info->compute == 1 ? "the measured GEMM rate" : "--tflops";
+}
+
 static void num_or_na(char *buf, size_t len, double x)
 {
     if (isnan(x)) {
@@ -155,10 +161,10 @@ static void print_overall(FILE *out, const sp_proxy_info_t *info, const sp_proxy
         fprintf(out, "\n");
         /* against the rate compute is run at, not a hardware peak: about 1 - bubble */
         fprintf(out, "# schedule efficiency %.2f%% (model FLOPs per step over mean step time x "
-                     "%d devices x --tflops %.3g: the share of device time spent computing; not "
+                     "%d devices x %s %.3g: the share of device time spent computing; not "
                      "MFU)\n",
                 100.0 * info->flops_per_step / (sec * world * info->tflops * 1e12), world,
-                info->tflops);
+                rate_name(info), info->tflops);
         if (info->peak_tflops > 0) {
             fprintf(out, "# MFU %.2f%% of a %.3g TFLOP/s peak per device (--peak-tflops; %.4g "
                          "model FLOPs per step, %d devices, mean step time)\n",
@@ -222,9 +228,10 @@ static void print_gap(FILE *out, const sp_proxy_info_t *info, const sp_proxy_ran
         }
         if (!any) {
             fprintf(out, "# where the step's time goes, per stage, against the cost model's "
-                         "prediction (ms; predicted: compute at --tflops, communication free, "
+                         "prediction (ms; predicted: compute at %s, communication free, "
                          "the simulation of `scaleprobe predict`; gap = measured - predicted = "
-                         "the sum of the five parts)\n");
+                         "the sum of the five parts)\n",
+                    rate_name(info));
             fprintf(out, "# %5s %10s %10s %10s %9s %9s %9s %9s %9s\n", "stage", "measured",
                     "predicted", "gap", "compute", "idle", "tp_exp", "pp_exp", "dp_exp");
             any = 1;

@@ -19,6 +19,11 @@ static const sp_backend_ops_t *backend_table[SP_BACKEND_COUNT] = {
 #endif
 };
 
+double sp_gemm_flops(const sp_gemm_t *g)
+{
+    return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch * (double)g->count;
+}
+
 int sp_backend_have_nccl(void)
 {
     return backend_table[SP_BACKEND_NCCL] != NULL;

@@ -16,6 +16,16 @@ typedef enum { SP_BACKEND_AUTO = 0, SP_BACKEND_HOST, SP_BACKEND_NCCL, SP_BACKEND
 
 typedef struct sp_backend sp_backend_t;
 
+/* One entry of a GEMM compute list: count times a batch of C[m x n] = A[m x k] * B[k x n]. */
+typedef struct {
+    int64_t m, n, k;
+    int64_t batch; /* independent products of these dimensions (a batched GEMM) */
+    int64_t count; /* times the entry runs */
+} sp_gemm_t;
+
+/* FLOPs of an entry: 2mnk * batch * count. */
+double sp_gemm_flops(const sp_gemm_t *g);
+
 /* An event marks a point in a backend's stream of operations; the elapsed time between two
  * recorded events is what a backend measures. Opaque; owned by the backend that created it. */
 typedef struct sp_event sp_event_t;
@@ -122,6 +132,17 @@ typedef struct sp_backend_ops {
     sp_status_t (*stream_record)(void *state, sp_stream_t *stream, sp_event_t *event);
     sp_status_t (*stream_wait)(void *state, sp_stream_t *stream, sp_event_t *event);
     sp_status_t (*stream_sync)(void *state, sp_stream_t *stream);
+
+    /* GEMM compute. gemm_setup, outside any timed region and before any stream_gemm: loads
+     * the math library, pins its threads (threads >= 1) and allocates operands for the largest
+     * of shapes[0..n); desc then says what computes (library, precision, threads). Not
+     * collective. SP_ERR_UNSUPPORTED, or SP_ERR_NOMEM, with the reason in desc. stream_gemm
+     * enqueues the entries of list[0..n) in order on the stream (each no larger than a shape
+     * given to gemm_setup); list must live until the stream has run it. */
+    sp_status_t (*gemm_setup)(void *state, const sp_gemm_t *shapes, size_t n, int threads,
+                              char *desc, size_t desclen);
+    sp_status_t (*stream_gemm)(void *state, sp_stream_t *stream, const sp_gemm_t *list,
+                               size_t n);
 } sp_backend_ops_t;
 
 struct sp_backend {

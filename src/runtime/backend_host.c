@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "host_gemm.h"
 #include "host_stream.h"
 #include "log.h"
 #include "timeutil.h"
@@ -35,6 +36,7 @@ typedef struct {
     host_place_t place;
     sp_host_sync_t sync;
     MPI_Op soft_ops[SP_HOST_SOFT_TYPES][SP_HOST_SOFT_OPS];
+    sp_host_gemm_t *gemm; /* GEMM compute, after gemm_setup */
 } host_state_t;
 
 struct sp_event {
@@ -262,6 +264,7 @@ static void host_fini(void *state)
         return;
     }
     free_soft_ops(st);
+    sp_host_gemm_destroy(st->gemm);
     place_cleanup(&st->place);
     sp_host_sync_cleanup(&st->sync);
     MPI_Comm_free(&st->comm);
@@ -700,6 +703,27 @@ static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_
     return sp_host_stream_compute(stream->hs, duration_ns);
 }
 
+static sp_status_t host_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
+                                   char *desc, size_t desclen)
+{
+    host_state_t *st = state;
+
+    sp_host_gemm_destroy(st->gemm);
+    st->gemm = NULL;
+    return sp_host_gemm_create(shapes, n, threads, desc, desclen, &st->gemm);
+}
+
+static sp_status_t host_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm_t *list,
+                                    size_t n)
+{
+    host_state_t *st = state;
+
+    if (st->gemm == NULL) {
+        return SP_ERR_INVALID; /* gemm_setup first */
+    }
+    return sp_host_stream_work(stream->hs, sp_host_gemm_run, st->gemm, list, n);
+}
+
 static sp_status_t host_stream_send(void *state, sp_stream_t *stream, const void *buf,
                                     size_t bytes, int peer, int tag)
 {
@@ -770,4 +794,6 @@ const sp_backend_ops_t sp_backend_host_ops = {
     .stream_record = host_stream_record,
     .stream_wait = host_stream_wait,
     .stream_sync = host_stream_sync,
+    .gemm_setup = host_gemm_setup,
+    .stream_gemm = host_stream_gemm,
 };

@@ -147,5 +147,10 @@ sp_status_t sp__nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, si
 sp_status_t sp__nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event);
 sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event);
 sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream);
+/* GEMM compute: not built for GPUs yet (the spin kernel is the compute there) */
+sp_status_t sp__nccl_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
+                                char *desc, size_t desclen);
+sp_status_t sp__nccl_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm_t *list,
+                                 size_t n);
 
 #endif

@@ -17,7 +17,16 @@
 #define QUEUE_LEN 4096
 #define SPIN_NS 100000 /* the last 100 us of a compute spin: sleep wake-ups overshoot (bench_compute) */
 
-typedef enum { OP_COLL, OP_COMPUTE, OP_RECORD, OP_WAIT, OP_SEND, OP_RECV, OP_STOP } op_kind_t;
+typedef enum {
+    OP_COLL,
+    OP_COMPUTE,
+    OP_RECORD,
+    OP_WAIT,
+    OP_SEND,
+    OP_RECV,
+    OP_WORK,
+    OP_STOP
+} op_kind_t;
 
 typedef struct {
     op_kind_t kind;
@@ -30,6 +39,8 @@ typedef struct {
     int peer;
     int tag;
     uint64_t target;   /* OP_WAIT: generation to wait for; OP_RECORD: generation it completes */
+    sp_host_work_fn fn; /* OP_WORK: fn(ctx, send, bytes) */
+    void *ctx;
 } op_t;
 
 struct sp_host_stream {
@@ -154,6 +165,8 @@ static void *worker(void *arg)
             s->error = s->coll(s->coll_ctx, s->comm, &op.call, op.send, op.recv);
         } else if (op.kind == OP_COMPUTE) {
             compute_until(sp_time_ns() + op.duration_ns);
+        } else if (op.kind == OP_WORK) {
+            op.fn(op.ctx, op.send, op.bytes);
         } else if ((op.kind == OP_SEND || op.kind == OP_RECV) && s->error == SP_OK) {
             s->error = p2p(s, &op);
         }
@@ -253,6 +266,20 @@ sp_status_t sp_host_stream_compute(sp_host_stream_t *s, uint64_t duration_ns)
     memset(&op, 0, sizeof(op));
     op.kind = OP_COMPUTE;
     op.duration_ns = duration_ns;
+    return enqueue(s, &op);
+}
+
+sp_status_t sp_host_stream_work(sp_host_stream_t *s, sp_host_work_fn fn, void *ctx,
+                                const void *arg, size_t n)
+{
+    op_t op;
+
+    memset(&op, 0, sizeof(op));
+    op.kind = OP_WORK;
+    op.fn = fn;
+    op.ctx = ctx;
+    op.send = arg;
+    op.bytes = n;
     return enqueue(s, &op);
 }
 

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comm_call.h"
@@ -51,6 +52,11 @@ sp_status_t sp_host_stream_coll(sp_host_stream_t *s, const sp_comm_call_t *call,
  * deadline (a busy loop would steal the core from ranks sharing it), finished by a short spin. */
 sp_status_t sp_host_stream_compute(sp_host_stream_t *s, uint64_t duration_ns);
 sp_status_t sp_host_stream_record(sp_host_stream_t *s, sp_host_event_t *ev);
+/* Work of the caller's on the stream's thread, in queue order: fn(ctx, arg, n); arg must live
+ * until the stream has run it (the host's GEMM compute). */
+typedef void (*sp_host_work_fn)(void *ctx, const void *arg, size_t n);
+sp_status_t sp_host_stream_work(sp_host_stream_t *s, sp_host_work_fn fn, void *ctx,
+                                const void *arg, size_t n);
 /* Point-to-point on the stream's communicator (blocking in the worker, in queue order). */
 sp_status_t sp_host_stream_send(sp_host_stream_t *s, const void *buf, size_t bytes, int peer,
                                 int tag);
