@@ -507,7 +507,7 @@ static sp_status_t check_split_world(const sp_coll_opts_t *opts, int nranks, cha
     sp_split_t split;
     long *colors;
     int ngroups = 0;
-    int unequal = 0;
+    int sizes[2];
     sp_status_t status = sp_split_parse(opts->split, &split, err, errlen);
 
     if (status != SP_OK || split.kind == SP_SPLIT_NONE || sp_split_needs_topology(&split)) {
@@ -521,15 +521,10 @@ static sp_status_t check_split_world(const sp_coll_opts_t *opts, int nranks, cha
     for (int r = 0; r < nranks; r++) {
         colors[r] = sp_split_color(&split, r, 0, 0);
     }
-    status = sp_split_check(&split, colors, nranks, &ngroups, &unequal, err, errlen);
+    status = sp_split_check(&split, colors, nranks, &ngroups, sizes, err, errlen);
     free(colors);
-    if (status == SP_OK && opts->root >= 0 && opts->root >= nranks / ngroups) {
-        snprintf(err, errlen, "--root %ld is not a rank of every group of --split %s (%d groups "
-                 "of %d ranks; roots are ranks within a group)", opts->root, opts->split, ngroups,
-                 nranks / ngroups);
-        status = SP_ERR_INVALID;
-    }
-    return status;
+    return status == SP_OK ? sp_split_check_root(&split, opts->root, sizes[0], err, errlen)
+                           : status;
 }
 
 sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,

@@ -181,12 +181,11 @@ static int first_of(const long *colors, int nranks, long c)
 }
 
 sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks,
-                           int *ngroups_p, int *unequal_p, char *err, size_t errlen)
+                           int *ngroups_p, int sizes_p[2], char *err, size_t errlen)
 {
     char name[32];
     long *sorted = malloc((size_t)(nranks > 0 ? nranks : 1) * sizeof(*sorted));
     int ngroups = 0;
-    int first_size = -1;
     sp_status_t status = SP_OK;
 
     if (sorted == NULL) {
@@ -196,7 +195,8 @@ sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nran
     sp_split_format(split, name, sizeof(name));
     memcpy(sorted, colors, (size_t)nranks * sizeof(*sorted));
     qsort(sorted, (size_t)nranks, sizeof(*sorted), cmp_long);
-    *unequal_p = 0;
+    sizes_p[0] = nranks;
+    sizes_p[1] = 0;
     for (int i = 0; i < nranks && status == SP_OK;) {
         int size = 1;
         while (i + size < nranks && sorted[i + size] == sorted[i]) {
@@ -210,8 +210,8 @@ sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nran
                      first_of(colors, nranks, sorted[i]), sorted[i]);
             status = SP_ERR_INVALID;
         }
-        *unequal_p |= first_size >= 0 && size != first_size;
-        first_size = first_size < 0 ? size : first_size;
+        sizes_p[0] = size < sizes_p[0] ? size : sizes_p[0];
+        sizes_p[1] = size > sizes_p[1] ? size : sizes_p[1];
         i += size;
     }
     free(sorted);
@@ -222,6 +222,20 @@ sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nran
     }
     *ngroups_p = ngroups;
     return status;
+}
+
+sp_status_t sp_split_check_root(const sp_split_t *split, long root, int min_size, char *err,
+                                size_t errlen)
+{
+    char name[32];
+
+    if (root < min_size) {
+        return SP_OK;
+    }
+    sp_split_format(split, name, sizeof(name));
+    snprintf(err, errlen, "--root %ld is not a rank of every group of --split %s (the smallest "
+             "has %d ranks; a root is a rank within its group)", root, name, min_size);
+    return SP_ERR_INVALID;
 }
 
 void sp_split_verdict(const sp_coll_group_row_t *groups, int n, double threshold,

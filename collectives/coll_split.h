@@ -45,11 +45,17 @@ long sp_split_color(const sp_split_t *split, int rank, int node, int local_rank)
 /*
  * Check the groups of colors[0..nranks): every group needs 2 ranks (a collective over one rank
  * moves nothing), and a split must make at least 2 groups. On error returns SP_ERR_INVALID with
- * one message in err naming the group and why. *unequal_p is set to 1 when the groups differ in
- * size (allowed; reported). ngroups_p receives the number of groups.
+ * one message in err naming the group and why. ngroups_p receives the number of groups, and
+ * sizes_p[0] and [1] the ranks in the smallest and the largest (groups of unequal size are
+ * allowed; the header reports them).
  */
 sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks,
-                           int *ngroups_p, int *unequal_p, char *err, size_t errlen);
+                           int *ngroups_p, int sizes_p[2], char *err, size_t errlen);
+
+/* A --root (-1: every root) must be a rank of every group: below min_size, the smallest's rank
+ * count. SP_ERR_INVALID with one message otherwise. */
+sp_status_t sp_split_check_root(const sp_split_t *split, long root, int min_size, char *err,
+                                size_t errlen);
 
 /* One group's result at one point (a row of /coll/groups; docs/SCHEMA.md). */
 typedef struct {

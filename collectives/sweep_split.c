@@ -61,33 +61,62 @@ static sp_status_t build_groups(sp_sweep_split_t *sp, const long *colors, int nr
     return SP_OK;
 }
 
-/* Every rank's color, checked: the same verdict on every rank (the colors are gathered). */
-static sp_status_t form_groups(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_coll_opts_t *opts)
+/* Every rank's color into colors (nranks entries) and the checks of the groups and the root:
+ * the same verdict on every rank, as the colors are gathered. Collective over world. */
+static sp_status_t gather_check(const sp_split_t *spec, const sp_topo_t *topo, MPI_Comm world,
+                                long root, long *colors, int *ngroups_p, int sizes_p[2],
+                                char *err, size_t errlen)
 {
-    long mine = sp_split_color(&sp->spec, ctx->rank, ctx->topo.node, ctx->topo.local_rank);
-    long *colors = malloc((size_t)ctx->nranks * sizeof(*colors));
-    char err[512];
-    int unequal = 0;
-    sp_status_t status = sp_ctx_agree(ctx, colors != NULL ? SP_OK : SP_ERR_NOMEM);
+    long mine = sp_split_color(spec, topo->rank, topo->node, topo->local_rank);
+    sp_status_t status;
 
-    if (status != SP_OK) {
-        free(colors);
+    MPI_Allgather(&mine, 1, MPI_LONG, colors, 1, MPI_LONG, world);
+    status = sp_split_check(spec, colors, topo->nranks, ngroups_p, sizes_p, err, errlen);
+    if (status == SP_OK) {
+        status = sp_split_check_root(spec, root, sizes_p[0], err, errlen);
+    }
+    return status;
+}
+
+sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo,
+                                 MPI_Comm world, char *err, size_t errlen)
+{
+    sp_split_t spec;
+    long *colors = NULL;
+    int ngroups = 0;
+    int sizes[2];
+    sp_status_t status = sp_split_parse(opts->split, &spec, err, errlen);
+
+    if (status != SP_OK || spec.kind == SP_SPLIT_NONE) {
         return status;
     }
-    MPI_Allgather(&mine, 1, MPI_LONG, colors, 1, MPI_LONG, ctx->world);
-    status = sp_split_check(&sp->spec, colors, ctx->nranks, &sp->ngroups, &unequal, err,
-                            sizeof(err));
+    colors = malloc((size_t)topo->nranks * sizeof(*colors));
+    status = sp_agree(world, colors != NULL ? SP_OK : SP_ERR_NOMEM);
+    if (status == SP_OK) {
+        status = gather_check(&spec, topo, world, opts->root, colors, &ngroups, sizes, err,
+                              errlen);
+    }
+    free(colors);
+    return status;
+}
+
+/* The groups, formed (sp_sweep_split_check has passed). */
+static sp_status_t form_groups(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_coll_opts_t *opts)
+{
+    long *colors = malloc((size_t)ctx->nranks * sizeof(*colors));
+    char err[512];
+    int sizes[2];
+    sp_status_t status = sp_ctx_agree(ctx, colors != NULL ? SP_OK : SP_ERR_NOMEM);
+
+    if (status == SP_OK) {
+        status = gather_check(&sp->spec, &ctx->topo, ctx->world, opts->root, colors,
+                              &sp->ngroups, sizes, err, sizeof(err));
+        if (status == SP_ERR_INVALID && ctx->rank == 0) {
+            fprintf(stderr, "scaleprobe coll: error: %s\n", err);
+        }
+    }
     if (status == SP_OK) {
         status = build_groups(sp, colors, ctx->nranks, ctx->rank);
-    }
-    if (status == SP_OK && opts->root >= sp->min_size) {
-        snprintf(err, sizeof(err), "--root %ld is not a rank of every group of --split %s (the "
-                 "smallest has %d ranks; roots are ranks within a group)", opts->root, sp->name,
-                 sp->min_size);
-        status = SP_ERR_INVALID;
-    }
-    if (status == SP_ERR_INVALID && ctx->rank == 0) {
-        fprintf(stderr, "scaleprobe coll: error: %s\n", err);
     }
     free(colors);
     return sp_ctx_agree(ctx, status);

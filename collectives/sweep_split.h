@@ -36,6 +36,12 @@ typedef struct {
     sp_coll_sample_t *scratch;
 } sp_sweep_split_t;
 
+/* The groups of opts->split on this node map: every group of at least 2 ranks, at least 2
+ * groups, --root a rank of each (SP_ERR_INVALID with one message in err, the same on every
+ * rank). Collective over world; before anything is written. */
+sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo,
+                                 MPI_Comm world, char *err, size_t errlen);
+
 /*
  * Form the groups of opts->split (NULL in *split_p when there is none): colors, the checks
  * (SP_ERR_INVALID with one message from rank 0), a communicator, backend and buffers per group,

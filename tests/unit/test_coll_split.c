@@ -101,23 +101,25 @@ static void test_check(void **state)
     long colors[8];
     char err[512] = "";
     int ngroups = 0;
-    int unequal = -1;
+    int sizes[2] = {-1, -1};
 
     (void)state;
     for (int r = 0; r < 4; r++) {
         colors[r] = sp_split_color(&s, r, 0, 0);
     }
-    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, &unequal, err, sizeof(err)), SP_OK);
+    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, sizes, err, sizeof(err)), SP_OK);
     assert_int_equal(ngroups, 2);
-    assert_int_equal(unequal, 0);
+    assert_int_equal(sizes[0], 2);
+    assert_int_equal(sizes[1], 2);
     /* 5 ranks MOD 2: groups of 3 and 2, allowed and flagged */
     for (int r = 0; r < 5; r++) {
         colors[r] = sp_split_color(&s, r, 0, 0);
     }
-    assert_int_equal(sp_split_check(&s, colors, 5, &ngroups, &unequal, err, sizeof(err)), SP_OK);
-    assert_int_equal(unequal, 1);
+    assert_int_equal(sp_split_check(&s, colors, 5, &ngroups, sizes, err, sizeof(err)), SP_OK);
+    assert_int_equal(sizes[0], 2);
+    assert_int_equal(sizes[1], 3);
     /* 3 ranks MOD 2: rank 1 alone */
-    assert_int_equal(sp_split_check(&s, colors, 3, &ngroups, &unequal, err, sizeof(err)),
+    assert_int_equal(sp_split_check(&s, colors, 3, &ngroups, sizes, err, sizeof(err)),
                      SP_ERR_INVALID);
     assert_non_null(strstr(err, "rank 1 is alone in its group"));
     /* MOD 8 on 4 ranks: every rank alone; the message names the first */
@@ -125,7 +127,7 @@ static void test_check(void **state)
     for (int r = 0; r < 4; r++) {
         colors[r] = sp_split_color(&s, r, 0, 0);
     }
-    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, &unequal, err, sizeof(err)),
+    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, sizes, err, sizeof(err)),
                      SP_ERR_INVALID);
     assert_non_null(strstr(err, "rank 0 is alone"));
     /* DIV 8 on 4 ranks: one group */
@@ -133,7 +135,7 @@ static void test_check(void **state)
     for (int r = 0; r < 4; r++) {
         colors[r] = sp_split_color(&s, r, 0, 0);
     }
-    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, &unequal, err, sizeof(err)),
+    assert_int_equal(sp_split_check(&s, colors, 4, &ngroups, sizes, err, sizeof(err)),
                      SP_ERR_INVALID);
     assert_non_null(strstr(err, "all 4 ranks in one group"));
 }
