@@ -283,7 +283,7 @@ void sp_split_print_point(FILE *out, const char *place, const sp_coll_group_row_
     }
     fprintf(out, "#   %s busbw per group (GB/s):", place);
     for (int g = 0; g < n; g++) {
-        fprintf(out, " %lld:%.2f", (long long)groups[g].group, groups[g].busbw_gbps);
+        fprintf(out, " %lld:%.3g", (long long)groups[g].group, groups[g].busbw_gbps);
     }
     sp_split_verdict(groups, n, SP_SPLIT_THRESHOLD, &v);
     fprintf(out, " | slowest group %lld at %.2fx the median group's busbw: %s\n",
