@@ -194,6 +194,47 @@ static void test_verdict(void **state)
     assert_true(v.ratio == 1.0);
 }
 
+/* rows of npoints points of 2 groups: group 1 at slow[i] x group 0's time at point i */
+static void points(sp_coll_group_row_t *rows, const double *slow, int npoints)
+{
+    for (int i = 0; i < npoints; i++) {
+        rows[2 * i] = grp(100.0, 2.0);
+        rows[2 * i + 1] = grp(100.0 * slow[i], 2.0);
+        for (int g = 0; g < 2; g++) {
+            rows[2 * i + g].row = (uint64_t)i;
+            rows[2 * i + g].group = g;
+            rows[2 * i + g].nranks = 2;
+            rows[2 * i + g].first_rank = g;
+        }
+    }
+}
+
+static void test_summary(void **state)
+{
+    const double bad[4] = {3.0, 5.0, 1.0, 4.0};   /* slow at 3 of 4 points */
+    const double half[4] = {3.0, 1.0, 1.0, 4.0};  /* slow at 2 of 4: not more than half */
+    sp_coll_group_row_t rows[8];
+    sp_split_summary_t s;
+
+    (void)state;
+    points(rows, bad, 4);
+    sp_split_summarize(rows, 8, SP_SPLIT_THRESHOLD, &s);
+    assert_true(s.found);
+    assert_int_equal(s.group, 1);
+    assert_int_equal(s.first_rank, 1);
+    assert_int_equal(s.points, 4);
+    assert_int_equal(s.slow_points, 3);
+    assert_true(s.ratio > 0.249 && s.ratio < 0.251); /* the median of 1/3, 1/5, 1/4 */
+    points(rows, half, 4);
+    sp_split_summarize(rows, 8, SP_SPLIT_THRESHOLD, &s);
+    assert_false(s.found);
+    assert_int_equal(s.slow_points, 2);
+    /* no groups at all */
+    sp_split_summarize(rows, 0, SP_SPLIT_THRESHOLD, &s);
+    assert_false(s.found);
+    assert_int_equal(s.points, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_colors),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_summary),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
