@@ -50,8 +50,7 @@ sp_status_t sp_coll_groups_begin(sp_result_t *res, const char *split, int ngroup
         t = sp__coll_group_rank_type();
         status = sp_result_table_create(res, "/coll/group_ranks", t, 1024);
         if (status == SP_OK) {
-            status = sp_result_table_append(res, "/coll/group_ranks", t, members,
-                                            (size_t)nranks);
+            status = sp_result_table_append(res, "/coll/group_ranks", t, members, (size_t)nranks);
         }
         H5Tclose(t);
     }
@@ -73,8 +72,8 @@ sp_status_t sp_coll_groups_append(sp_result_t *res, const sp_coll_group_row_t *r
     return status;
 }
 
-sp_status_t sp_coll_groups_read(hid_t file, sp_coll_group_row_t **rows_p, size_t *n_p,
-                                char *split, size_t len)
+sp_status_t sp_coll_groups_read(hid_t file, sp_coll_group_row_t **rows_p, size_t *n_p, char *split,
+                                size_t len)
 {
     hid_t t;
     void *p = NULL;
@@ -103,8 +102,7 @@ sp_status_t sp_coll_groups_read(hid_t file, sp_coll_group_row_t **rows_p, size_t
     return status;
 }
 
-int sp_coll_groups_of_row(const sp_coll_group_row_t *rows, size_t n, uint64_t row,
-                          size_t *first_p)
+int sp_coll_groups_of_row(const sp_coll_group_row_t *rows, size_t n, uint64_t row, size_t *first_p)
 {
     size_t i = 0;
     int count = 0;

@@ -32,12 +32,11 @@ sp_status_t sp_coll_groups_append(sp_result_t *res, const sp_coll_group_row_t *r
 
 /* Read /coll/groups of an open file into *rows_p (caller frees; NULL and 0 in a file without
  * it) and the split spec into split (""). SP_ERR_FORMAT, SP_ERR_NOMEM. */
-sp_status_t sp_coll_groups_read(hid_t file, sp_coll_group_row_t **rows_p, size_t *n_p,
-                                char *split, size_t len);
+sp_status_t sp_coll_groups_read(hid_t file, sp_coll_group_row_t **rows_p, size_t *n_p, char *split,
+                                size_t len);
 
 /* The groups' rows of result row `row` within rows[0..n) (rows of one point are adjacent, in
  * group order): *first_p and the count, 0 when none. */
-int sp_coll_groups_of_row(const sp_coll_group_row_t *rows, size_t n, uint64_t row,
-                          size_t *first_p);
+int sp_coll_groups_of_row(const sp_coll_group_row_t *rows, size_t n, uint64_t row, size_t *first_p);
 
 #endif

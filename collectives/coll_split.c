@@ -84,16 +84,19 @@ sp_status_t sp_split_parse(const char *spec, sp_split_t *split_p, char *err, siz
     } else if (isdigit((unsigned char)*s)) {
         sp.kind = SP_SPLIT_AND;
         if (parse_value(s, &sp.value) != 0) {
-            snprintf(err, errlen, "--split '%.64s': not a mask (an integer up to %d); accepted: "
-                     FORMS, spec, INT_MAX);
+            snprintf(err, errlen,
+                     "--split '%.64s': not a mask (an integer up to %d); accepted: " FORMS, spec,
+                     INT_MAX);
             return SP_ERR_INVALID;
         }
     } else if (parse_op(s, &sp.kind, &rest) != 0) {
         snprintf(err, errlen, "--split '%.64s': unknown split; accepted: " FORMS, spec);
         return SP_ERR_INVALID;
     } else if (parse_value(rest, &sp.value) != 0) {
-        snprintf(err, errlen, "--split '%.64s': the operator needs a non-negative integer "
-                 "operand up to %d (as 'MOD 8'); accepted: " FORMS, spec, INT_MAX);
+        snprintf(err, errlen,
+                 "--split '%.64s': the operator needs a non-negative integer "
+                 "operand up to %d (as 'MOD 8'); accepted: " FORMS,
+                 spec, INT_MAX);
         return SP_ERR_INVALID;
     }
     if ((sp.kind == SP_SPLIT_MOD || sp.kind == SP_SPLIT_DIV) && sp.value == 0) {
@@ -180,8 +183,8 @@ static int first_of(const long *colors, int nranks, long c)
     return r;
 }
 
-sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks,
-                           int *ngroups_p, int sizes_p[2], char *err, size_t errlen)
+sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks, int *ngroups_p,
+                           int sizes_p[2], char *err, size_t errlen)
 {
     char name[32];
     long *sorted = malloc((size_t)(nranks > 0 ? nranks : 1) * sizeof(*sorted));
@@ -204,10 +207,11 @@ sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nran
         }
         ngroups++;
         if (size < 2) {
-            snprintf(err, errlen, "--split %s: rank %d is alone in its group (color %ld): a "
+            snprintf(err, errlen,
+                     "--split %s: rank %d is alone in its group (color %ld): a "
                      "collective over one rank moves no data, so that group has no bandwidth; "
-                     "choose a split whose groups have at least 2 ranks", name,
-                     first_of(colors, nranks, sorted[i]), sorted[i]);
+                     "choose a split whose groups have at least 2 ranks",
+                     name, first_of(colors, nranks, sorted[i]), sorted[i]);
             status = SP_ERR_INVALID;
         }
         sizes_p[0] = size < sizes_p[0] ? size : sizes_p[0];
@@ -216,8 +220,10 @@ sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nran
     }
     free(sorted);
     if (status == SP_OK && ngroups < 2) {
-        snprintf(err, errlen, "--split %s puts all %d ranks in one group: there is nothing to "
-                 "compare it with (drop --split, or split into at least 2 groups)", name, nranks);
+        snprintf(err, errlen,
+                 "--split %s puts all %d ranks in one group: there is nothing to "
+                 "compare it with (drop --split, or split into at least 2 groups)",
+                 name, nranks);
         status = SP_ERR_INVALID;
     }
     *ngroups_p = ngroups;
@@ -233,8 +239,10 @@ sp_status_t sp_split_check_root(const sp_split_t *split, long root, int min_size
         return SP_OK;
     }
     sp_split_format(split, name, sizeof(name));
-    snprintf(err, errlen, "--root %ld is not a rank of every group of --split %s (the smallest "
-             "has %d ranks; a root is a rank within its group)", root, name, min_size);
+    snprintf(err, errlen,
+             "--root %ld is not a rank of every group of --split %s (the smallest "
+             "has %d ranks; a root is a rank within its group)",
+             root, name, min_size);
     return SP_ERR_INVALID;
 }
 
@@ -287,8 +295,7 @@ void sp_split_print_point(FILE *out, const char *place, const sp_coll_group_row_
     }
     sp_split_verdict(groups, n, SP_SPLIT_THRESHOLD, &v);
     fprintf(out, " | slowest group %lld at %.2fx the median group's busbw: %s\n",
-            (long long)groups[v.slowest].group, v.ratio,
-            v.significant ? "slow" : "within noise");
+            (long long)groups[v.slowest].group, v.ratio, v.significant ? "slow" : "within noise");
 }
 
 /* The points of rows: [start, start + count) of each, one after another. */

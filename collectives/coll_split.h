@@ -49,8 +49,8 @@ long sp_split_color(const sp_split_t *split, int rank, int node, int local_rank)
  * sizes_p[0] and [1] the ranks in the smallest and the largest (groups of unequal size are
  * allowed; the header reports them).
  */
-sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks,
-                           int *ngroups_p, int sizes_p[2], char *err, size_t errlen);
+sp_status_t sp_split_check(const sp_split_t *split, const long *colors, int nranks, int *ngroups_p,
+                           int sizes_p[2], char *err, size_t errlen);
 
 /* A --root (-1: every root) must be a rank of every group: below min_size, the smallest's rank
  * count. SP_ERR_INVALID with one message otherwise. */
@@ -59,28 +59,28 @@ sp_status_t sp_split_check_root(const sp_split_t *split, long root, int min_size
 
 /* One group's result at one point (a row of /coll/groups; docs/SCHEMA.md). */
 typedef struct {
-    uint64_t row;          /* the /coll/results row of the point */
-    int64_t group;         /* the group's color */
-    int32_t nranks;        /* ranks in the group */
-    int32_t first_rank;    /* its lowest world rank */
+    uint64_t row;       /* the /coll/results row of the point */
+    int64_t group;      /* the group's color */
+    int32_t nranks;     /* ranks in the group */
+    int32_t first_rank; /* its lowest world rank */
     uint32_t samples;
     int8_t converged;
-    double time_us;        /* median of the group's per-sample max-over-its-ranks times */
-    double ci_lo_us;       /* 95% CI of that median */
+    double time_us;  /* median of the group's per-sample max-over-its-ranks times */
+    double ci_lo_us; /* 95% CI of that median */
     double ci_hi_us;
     double algbw_gbps;
-    double busbw_gbps;     /* with the group's own rank count in the bus factor */
-    int64_t wrong;         /* wrong elements in the group; -1 when not checked */
-    int32_t slowest_rank;  /* world rank with the highest own median in the group */
-    int32_t late_rank;     /* world rank the group waited for (sign test), -1: none */
+    double busbw_gbps;    /* with the group's own rank count in the bus factor */
+    int64_t wrong;        /* wrong elements in the group; -1 when not checked */
+    int32_t slowest_rank; /* world rank with the highest own median in the group */
+    int32_t late_rank;    /* world rank the group waited for (sign test), -1: none */
 } sp_coll_group_row_t;
 
 /* The slowest group of one point and how it compares (sp_split_verdict). */
 typedef struct {
-    int slowest;       /* index of the group with the highest median time */
-    int reference;     /* index of the median group among the others */
-    double ratio;      /* slowest busbw over the reference's (its time ratio inverted), <= 1 */
-    int significant;   /* slower by at least the threshold, and the two CIs do not overlap */
+    int slowest;     /* index of the group with the highest median time */
+    int reference;   /* index of the median group among the others */
+    double ratio;    /* slowest busbw over the reference's (its time ratio inverted), <= 1 */
+    int significant; /* slower by at least the threshold, and the two CIs do not overlap */
 } sp_split_verdict_t;
 
 #define SP_SPLIT_THRESHOLD 0.10 /* a group 10% slower than the median of the others */
@@ -103,7 +103,7 @@ void sp_split_print_point(FILE *out, const char *place, const sp_coll_group_row_
 /* The verdict over a whole run: the group that is the significantly slowest group in more than
  * half of the points, or -1 (no culprit). */
 typedef struct {
-    int64_t group;      /* its color; meaningful when found */
+    int64_t group; /* its color; meaningful when found */
     int found;
     size_t points;      /* points with at least 2 groups */
     size_t slow_points; /* points where that group (or, when none, the most often) was slow */

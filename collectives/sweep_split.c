@@ -64,8 +64,8 @@ static sp_status_t build_groups(sp_sweep_split_t *sp, const long *colors, int nr
 /* Every rank's color into colors (nranks entries) and the checks of the groups and the root:
  * the same verdict on every rank, as the colors are gathered. Collective over world. */
 static sp_status_t gather_check(const sp_split_t *spec, const sp_topo_t *topo, MPI_Comm world,
-                                long root, long *colors, int *ngroups_p, int sizes_p[2],
-                                char *err, size_t errlen)
+                                long root, long *colors, int *ngroups_p, int sizes_p[2], char *err,
+                                size_t errlen)
 {
     long mine = sp_split_color(spec, topo->rank, topo->node, topo->local_rank);
     sp_status_t status;
@@ -78,8 +78,8 @@ static sp_status_t gather_check(const sp_split_t *spec, const sp_topo_t *topo, M
     return status;
 }
 
-sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo,
-                                 MPI_Comm world, char *err, size_t errlen)
+sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo, MPI_Comm world,
+                                 char *err, size_t errlen)
 {
     sp_split_t spec;
     long *colors = NULL;
@@ -93,8 +93,7 @@ sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *to
     colors = malloc((size_t)topo->nranks * sizeof(*colors));
     status = sp_agree(world, colors != NULL ? SP_OK : SP_ERR_NOMEM);
     if (status == SP_OK) {
-        status = gather_check(&spec, topo, world, opts->root, colors, &ngroups, sizes, err,
-                              errlen);
+        status = gather_check(&spec, topo, world, opts->root, colors, &ngroups, sizes, err, errlen);
     }
     free(colors);
     return status;
@@ -109,8 +108,8 @@ static sp_status_t form_groups(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_col
     sp_status_t status = sp_ctx_agree(ctx, colors != NULL ? SP_OK : SP_ERR_NOMEM);
 
     if (status == SP_OK) {
-        status = gather_check(&sp->spec, &ctx->topo, ctx->world, opts->root, colors,
-                              &sp->ngroups, sizes, err, sizeof(err));
+        status = gather_check(&sp->spec, &ctx->topo, ctx->world, opts->root, colors, &sp->ngroups,
+                              sizes, err, sizeof(err));
         if (status == SP_ERR_INVALID && ctx->rank == 0) {
             fprintf(stderr, "scaleprobe coll: error: %s\n", err);
         }
@@ -146,8 +145,7 @@ static sp_status_t open_group(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_coll
     cfg.device = (int)opts->run.device;
     cfg.timeout_s = opts->run.timeout;
     cfg.cuda_graph = opts->cuda_graph;
-    status = sp_backend_open(ctx->backend.kind, sp->comm, &cfg, &sp->sub.backend, err,
-                             sizeof(err));
+    status = sp_backend_open(ctx->backend.kind, sp->comm, &cfg, &sp->sub.backend, err, sizeof(err));
     sp->have_backend = status == SP_OK;
     if (status != SP_OK && sp->sub.rank == 0) {
         fprintf(stderr, "scaleprobe coll: error: backend of split group %d: %s\n", sp->my_group,
@@ -177,9 +175,8 @@ static sp_status_t open_rank0(sp_sweep_split_t *sp, sp_ctx_t *ctx, size_t max_sa
     sp->merged.scratch = calloc((size_t)ctx->nranks, sizeof(double));
     sp->samples = calloc(max_samples, sizeof(*sp->samples));
     sp->scratch = calloc(max_samples, sizeof(*sp->scratch));
-    if (m == NULL || sp->groups[0] == NULL || sp->groups[1] == NULL ||
-        sp->merged.wrong == NULL || sp->merged.rank_times_us == NULL ||
-        sp->merged.scratch == NULL || sp->samples == NULL ||
+    if (m == NULL || sp->groups[0] == NULL || sp->groups[1] == NULL || sp->merged.wrong == NULL ||
+        sp->merged.rank_times_us == NULL || sp->merged.scratch == NULL || sp->samples == NULL ||
         sp->scratch == NULL) {
         status = SP_ERR_NOMEM;
     }
@@ -266,7 +263,8 @@ void sp_sweep_split_print_header(FILE *out, const sp_sweep_split_t *sp)
     fprintf(out, "# split %s: %d groups measured at once, each on its own communicator%s\n",
             sp->name, sp->ngroups,
             sp->min_size != sp->max_size ? " (groups of unequal size: each busbw uses its own "
-                                           "group's rank count)" : "");
+                                           "group's rank count)"
+                                         : "");
     for (int g = 0; g < sp->ngroups; g++) {
         fprintf(out, "#   group %ld: %d ranks:", sp->colors[g], sp->gsize[g]);
         for (int i = 0; i < sp->gsize[g] && i < 16; i++) {
@@ -391,8 +389,8 @@ static void rank0_receive(sp_sweep_split_t *sp, const sp_ctx_t *ctx, sp_coll_row
             MPI_Recv(&nwrong, 1, MPI_INT, src, TAG_NWRONG, ctx->world, MPI_STATUS_IGNORE);
             MPI_Recv(wrong, (int)((size_t)nwrong * sizeof(*wrong)), MPI_BYTE, src, TAG_WRONG,
                      ctx->world, MPI_STATUS_IGNORE);
-            MPI_Recv(samples, (int)(rows[g].samples * sizeof(*samples)), MPI_BYTE, src,
-                     TAG_SAMPLES, ctx->world, MPI_STATUS_IGNORE);
+            MPI_Recv(samples, (int)(rows[g].samples * sizeof(*samples)), MPI_BYTE, src, TAG_SAMPLES,
+                     ctx->world, MPI_STATUS_IGNORE);
         }
         for (int i = 0; i < sp->gsize[g]; i++) {
             sp->merged.rank_times_us[world_rank(sp, g, i)] = times[i];
@@ -455,9 +453,9 @@ static sp_status_t rank0_write(sp_sweep_split_t *sp, sp_ctx_t *ctx, int in_place
             status = sp_coll_groups_append(ctx->result, groups, sp->ngroups);
         }
         if (status == SP_OK) {
-            status = sp_coll_result_append(ctx->result, row_p, sp->samples,
-                                           sp->merged.rank_times_us, ctx->nranks,
-                                           sp->merged.wrong, sp->merged.nwrong);
+            status =
+                sp_coll_result_append(ctx->result, row_p, sp->samples, sp->merged.rank_times_us,
+                                      ctx->nranks, sp->merged.wrong, sp->merged.nwrong);
         }
     }
     sp->merged.row = *row_p;
@@ -466,8 +464,8 @@ static sp_status_t rank0_write(sp_sweep_split_t *sp, sp_ctx_t *ctx, int in_place
 }
 
 sp_status_t sp_sweep_split_point(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_coll_opts_t *opts,
-                                 const sp_coll_t *coll, const sp_coll_args_t *wargs,
-                                 uint64_t bytes, sp_coll_row_t *row_p)
+                                 const sp_coll_t *coll, const sp_coll_args_t *wargs, uint64_t bytes,
+                                 sp_coll_row_t *row_p)
 {
     const sp_backend_ops_t *ops = sp->sub.backend.ops;
     sp_coll_args_t args;

@@ -13,25 +13,25 @@
 
 typedef struct {
     sp_split_t spec;
-    char name[32];            /* the spec in canonical spelling */
-    MPI_Comm comm;            /* this rank's group */
-    sp_ctx_t sub;             /* the group's context: its communicator, ranks and backend; the
-                               * run's watchdog and clock; the run's timeline, lent per point */
+    char name[32]; /* the spec in canonical spelling */
+    MPI_Comm comm; /* this rank's group */
+    sp_ctx_t sub;  /* the group's context: its communicator, ranks and backend; the
+                    * run's watchdog and clock; the run's timeline, lent per point */
     int have_backend;
-    sp_sweep_bufs_t bufs;     /* the group's buffers */
+    sp_sweep_bufs_t bufs; /* the group's buffers */
     int have_bufs;
     int ngroups;
-    int my_group;             /* 0..ngroups-1, by color */
-    int min_size;             /* ranks in the smallest group */
+    int my_group; /* 0..ngroups-1, by color */
+    int min_size; /* ranks in the smallest group */
     int max_size;
-    long *colors;             /* per group */
-    int *gsize;               /* per group */
-    int *gstart;              /* per group: its first entry in members */
-    int *members;             /* world ranks by group, ascending within each (group rank order) */
+    long *colors; /* per group */
+    int *gsize;   /* per group */
+    int *gstart;  /* per group: its first entry in members */
+    int *members; /* world ranks by group, ascending within each (group rank order) */
     /* rank 0: the last point's groups per placement, and the merged point as written */
     sp_coll_group_row_t *groups[2];
-    sp_sweep_point_t merged;  /* the point as written: row, wrong list and rank times in world
-                               * ranks (for the WRONG DATA line); scratch of nranks doubles */
+    sp_sweep_point_t merged; /* the point as written: row, wrong list and rank times in world
+                              * ranks (for the WRONG DATA line); scratch of nranks doubles */
     sp_coll_sample_t *samples;
     sp_coll_sample_t *scratch;
 } sp_sweep_split_t;
@@ -39,8 +39,8 @@ typedef struct {
 /* The groups of opts->split on this node map: every group of at least 2 ranks, at least 2
  * groups, --root a rank of each (SP_ERR_INVALID with one message in err, the same on every
  * rank). Collective over world; before anything is written. */
-sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo,
-                                 MPI_Comm world, char *err, size_t errlen);
+sp_status_t sp_sweep_split_check(const sp_coll_opts_t *opts, const sp_topo_t *topo, MPI_Comm world,
+                                 char *err, size_t errlen);
 
 /*
  * Form the groups of opts->split (NULL in *split_p when there is none): colors, the checks
@@ -60,7 +60,7 @@ void sp_sweep_split_print_header(FILE *out, const sp_sweep_split_t *sp);
  * row written (the slowest group's) and sp->groups[in_place] the groups' rows. Collective.
  */
 sp_status_t sp_sweep_split_point(sp_sweep_split_t *sp, sp_ctx_t *ctx, const sp_coll_opts_t *opts,
-                                 const sp_coll_t *coll, const sp_coll_args_t *wargs,
-                                 uint64_t bytes, sp_coll_row_t *row_p);
+                                 const sp_coll_t *coll, const sp_coll_args_t *wargs, uint64_t bytes,
+                                 sp_coll_row_t *row_p);
 
 #endif

@@ -40,13 +40,13 @@ static void test_grammar(void **state)
         unsigned long value;
         const char *canon;
     } ok[] = {
-        {"AND 0x7", SP_SPLIT_AND, 7, "AND 7"},   {"and 3", SP_SPLIT_AND, 3, "AND 3"},
-        {"&1", SP_SPLIT_AND, 1, "AND 1"},        {"OR 4", SP_SPLIT_OR, 4, "OR 4"},
-        {"| 010", SP_SPLIT_OR, 8, "OR 8"},       {"MOD 8", SP_SPLIT_MOD, 8, "MOD 8"},
-        {" %2 ", SP_SPLIT_MOD, 2, "MOD 2"},      {"DIV 8", SP_SPLIT_DIV, 8, "DIV 8"},
-        {"/4", SP_SPLIT_DIV, 4, "DIV 4"},        {"0x6", SP_SPLIT_AND, 6, "AND 6"},
-        {"5", SP_SPLIT_AND, 5, "AND 5"},         {"node", SP_SPLIT_NODE, 0, "node"},
-        {"RAIL", SP_SPLIT_RAIL, 0, "rail"},      {"", SP_SPLIT_NONE, 0, "none"},
+        {"AND 0x7", SP_SPLIT_AND, 7, "AND 7"}, {"and 3", SP_SPLIT_AND, 3, "AND 3"},
+        {"&1", SP_SPLIT_AND, 1, "AND 1"},      {"OR 4", SP_SPLIT_OR, 4, "OR 4"},
+        {"| 010", SP_SPLIT_OR, 8, "OR 8"},     {"MOD 8", SP_SPLIT_MOD, 8, "MOD 8"},
+        {" %2 ", SP_SPLIT_MOD, 2, "MOD 2"},    {"DIV 8", SP_SPLIT_DIV, 8, "DIV 8"},
+        {"/4", SP_SPLIT_DIV, 4, "DIV 4"},      {"0x6", SP_SPLIT_AND, 6, "AND 6"},
+        {"5", SP_SPLIT_AND, 5, "AND 5"},       {"node", SP_SPLIT_NODE, 0, "node"},
+        {"RAIL", SP_SPLIT_RAIL, 0, "rail"},    {"", SP_SPLIT_NONE, 0, "none"},
         {"none", SP_SPLIT_NONE, 0, "none"},
     };
     char buf[32];
@@ -211,8 +211,8 @@ static void points(sp_coll_group_row_t *rows, const double *slow, int npoints)
 
 static void test_summary(void **state)
 {
-    const double bad[4] = {3.0, 5.0, 1.0, 4.0};   /* slow at 3 of 4 points */
-    const double half[4] = {3.0, 1.0, 1.0, 4.0};  /* slow at 2 of 4: not more than half */
+    const double bad[4] = {3.0, 5.0, 1.0, 4.0};  /* slow at 3 of 4 points */
+    const double half[4] = {3.0, 1.0, 1.0, 4.0}; /* slow at 2 of 4: not more than half */
     sp_coll_group_row_t rows[8];
     sp_split_summary_t s;
 
@@ -238,10 +238,8 @@ static void test_summary(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grammar),
-        cmocka_unit_test(test_colors),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_grammar), cmocka_unit_test(test_colors),
+        cmocka_unit_test(test_check),   cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_summary),
     };
 
