@@ -499,39 +499,9 @@ static int moves_data(const sp_coll_opts_t *opts, sp_coll_kind_t kind, sp_dtype_
     return args.counts.param_count > 0;
 }
 
-/* The groups of a split that depends on ranks alone, checked before anything is written (node
- * and rail need the node map: sp_sweep_run checks them); a --root must be in every group. */
-static sp_status_t check_split_world(const sp_coll_opts_t *opts, int nranks, char *err,
-                                     size_t errlen)
-{
-    sp_split_t split;
-    long *colors;
-    int ngroups = 0;
-    int sizes[2];
-    sp_status_t status = sp_split_parse(opts->split, &split, err, errlen);
-
-    if (status != SP_OK || split.kind == SP_SPLIT_NONE || sp_split_needs_topology(&split)) {
-        return status;
-    }
-    colors = calloc((size_t)nranks, sizeof(*colors));
-    if (colors == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return SP_ERR_NOMEM;
-    }
-    for (int r = 0; r < nranks; r++) {
-        colors[r] = sp_split_color(&split, r, 0, 0);
-    }
-    status = sp_split_check(&split, colors, nranks, &ngroups, sizes, err, errlen);
-    free(colors);
-    return status == SP_OK ? sp_split_check_root(&split, opts->root, sizes[0], err, errlen)
-                           : status;
-}
-
 sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, char *err,
                                      size_t errlen)
 {
-    sp_status_t status;
-
     /* -J: on every rank, so a shared file system answers the same everywhere */
     if (opts->json[0] != '\0' && !opts->run.force && access(opts->json, F_OK) == 0) {
         snprintf(err, errlen, "JSON file %s exists; choose another -J or add --force to "
@@ -541,10 +511,6 @@ sp_status_t sp_coll_opts_check_world(const sp_coll_opts_t *opts, int nranks, cha
     if (opts->json[0] != '\0' && strcmp(opts->json, opts->run.output) == 0) {
         snprintf(err, errlen, "-J %s names the result file (-O) too; give two paths", opts->json);
         return SP_ERR_INVALID;
-    }
-    status = check_split_world(opts, nranks, err, errlen);
-    if (status != SP_OK) {
-        return status;
     }
     if (opts->root >= nranks) {
         snprintf(err, errlen, "--root %ld is not a rank of this job (%d ranks: 0..%d, or -1 for all)",
