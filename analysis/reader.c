@@ -119,6 +119,11 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
                          "/coll");
     }
     if (status == SP_OK) {
+        status = damaged(rd, sp_coll_groups_read(file, &rd->groups, &rd->ngroups, rd->split,
+                                                 sizeof(rd->split)),
+                         "/coll/groups");
+    }
+    if (status == SP_OK) {
         status = damaged(rd, read_proxy(file, rd), "/proxy");
     }
     if (status == SP_OK) {
@@ -145,6 +150,7 @@ void sp_reader_close(sp_reader_t *rd)
     free(rd->ranks);
     free(rd->rows);
     free(rd->wrong);
+    free(rd->groups);
     free(rd->proxy);
     free(rd->fp);
     free(rd->fp_nodes);

@@ -9,6 +9,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "coll_groups.h"
 #include "coll_result.h"
 #include "links_result.h"
 #include "node_result.h"
@@ -38,6 +39,9 @@ typedef struct {
     size_t nrows;
     sp_coll_wrong_t *wrong;      /* /coll/wrong */
     size_t nwrong;
+    sp_coll_group_row_t *groups; /* /coll/groups of a split sweep; NULL without one */
+    size_t ngroups;              /* its rows (groups x points) */
+    char split[64];              /* /coll attribute split ("" without one) */
     int has_proxy;               /* a proxy file: /proxy/info was read */
     sp_proxy_info_t proxy_info;  /* /proxy/info */
     sp_proxy_rank_row_t *proxy;  /* /proxy/ranks */

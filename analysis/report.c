@@ -30,6 +30,41 @@ static const char *redop_str(const sp_coll_row_t *r)
     return r->redop < 0 ? "none" : sp_redop_name((sp_redop_t)r->redop);
 }
 
+/* A split sweep: each group's busbw at row i of /coll/results, and the slowest group. */
+static void print_groups(const sp_reader_t *rd, size_t i, FILE *out)
+{
+    size_t first = 0;
+    int n = sp_coll_groups_of_row(rd->groups, rd->ngroups, i, &first);
+
+    if (n > 0) {
+        sp_split_print_point(out, rd->rows[i].in_place ? "in-place" : "out-of-place",
+                             rd->groups + first, n);
+    }
+}
+
+/* A split sweep: the group slow in most points, or none. */
+static void print_split(const sp_reader_t *rd, FILE *out)
+{
+    sp_split_summary_t s;
+
+    if (rd->ngroups == 0) {
+        return;
+    }
+    sp_split_summarize(rd->groups, rd->ngroups, SP_SPLIT_THRESHOLD, &s);
+    if (s.found) {
+        fprintf(out, "# Split %s: slowest group %lld (%d ranks from rank %d, %s): slower than "
+                "the median group in %zu of %zu points, busbw at %.2fx the median group's "
+                "(median over those points)\n", rd->split, (long long)s.group, (int)s.nranks,
+                (int)s.first_rank, sp_reader_host(rd, s.first_rank), s.slow_points, s.points,
+                s.ratio);
+    } else {
+        fprintf(out, "# Split %s: no slow group: none is slower than the median group by %.0f%% "
+                "with CIs apart in more than half of the %zu points (most: group %lld in %zu)\n",
+                rd->split, 100.0 * SP_SPLIT_THRESHOLD, s.points, (long long)s.group,
+                s.slow_points);
+    }
+}
+
 static void print_table(const sp_reader_t *rd, FILE *out)
 {
     sp_coll_totals_t totals;
@@ -48,6 +83,7 @@ static void print_table(const sp_reader_t *rd, FILE *out)
         sp_coll_totals_add(&totals, r);
         if (r->in_place) {
             sp_coll_table_line(out, NULL, r);
+            print_groups(rd, i, out);
             continue;
         }
         /* the sweep writes a size's out-of-place row and then its in-place row */
@@ -56,6 +92,10 @@ static void print_table(const sp_reader_t *rd, FILE *out)
             sp_coll_totals_add(&totals, in);
         }
         sp_coll_table_line(out, r, in);
+        print_groups(rd, in != NULL ? i - 1 : i, out);
+        if (in != NULL) {
+            print_groups(rd, i, out);
+        }
     }
     sp_coll_table_footer(out, &totals);
 }
@@ -383,6 +423,7 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
     print_table(rd, out);
     fprintf(out, "# Summary\n");
     print_peaks(rd, out);
+    print_split(rd, out);
     print_not_converged(rd, out);
     print_arrivals(rd, 1, out);
     print_wrong(rd, out);

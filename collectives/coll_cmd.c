@@ -6,6 +6,7 @@
 #include "coll_options.h"
 #include "runner.h"
 #include "sweep.h"
+#include "sweep_split.h"
 #include "coll.h"
 
 static sp_status_t coll_parse(int argc, char **argv, int first, void *opts, int *help_p,
@@ -17,6 +18,12 @@ static sp_status_t coll_parse(int argc, char **argv, int first, void *opts, int 
 static sp_status_t coll_check_world(const void *opts, int nranks, char *err, size_t errlen)
 {
     return sp_coll_opts_check_world(opts, nranks, err, errlen);
+}
+
+static sp_status_t coll_check_topology(const void *opts, const sp_topo_t *topo, MPI_Comm world,
+                                       char *err, size_t errlen)
+{
+    return sp_sweep_split_check(opts, topo, world, err, errlen);
 }
 
 static void coll_extras(const void *opts, sp_run_extras_t *x)
@@ -44,6 +51,7 @@ static const sp_workload_t coll_workload = {
     .run_opts_offset = offsetof(sp_coll_opts_t, run),
     .parse = coll_parse,
     .check_world = coll_check_world,
+    .check_topology = coll_check_topology,
     .extras = coll_extras,
     .run = coll_run,
 };

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "coll.h"
+#include "coll_split.h"
 #include "dtype.h"
 #include "method.h"
 
@@ -84,6 +85,11 @@ static const sp_opt_def_t coll_defs[] = {
     {"json", 'J', SP_OPT_STRING, OFF(json), "", "FILE",
      "also write the results as JSON in nccl-tests' -J layout (never overwritten without "
      "--force)",
+     0, -1, NULL, 0},
+    {"split", 0, SP_OPT_STRING, OFF(split), "", "SPEC",
+     "measure in groups at once, each on its own communicator, and name the slowest group "
+     "(nccl-tests' NCCL_TESTS_SPLIT, read when --split is absent): AND n, OR n, MOD n, DIV n, "
+     "a bare mask, node (the ranks of a node together) or rail (one group per local rank)",
      0, -1, NULL, 0},
     {"quiet", 0, SP_OPT_FLAG, OFF(quiet), NULL, NULL,
      "no progress line on stderr (shown only when stderr is a terminal)", 0, -1, NULL, 0},
@@ -378,6 +384,36 @@ static sp_status_t check_nccltests(sp_coll_opts_t *opts, char *err, size_t errle
     return SP_OK;
 }
 
+/* --split, or else nccl-tests' NCCL_TESTS_SPLIT (then NCCL_TESTS_SPLIT_MASK, a mask) taken into
+ * opts->split, so /config records the split that ran. */
+static sp_status_t check_split(sp_coll_opts_t *opts, const unsigned char *seen, char *err,
+                               size_t errlen)
+{
+    const char *from = "--split";
+    sp_split_t split;
+    sp_status_t status;
+
+    if (!given(seen, "split")) {
+        const char *env = getenv("NCCL_TESTS_SPLIT");
+        const char *mask = getenv("NCCL_TESTS_SPLIT_MASK");
+        from = env != NULL ? "NCCL_TESTS_SPLIT" : "NCCL_TESTS_SPLIT_MASK";
+        env = env != NULL ? env : mask;
+        if (env != NULL && strlen(env) >= sizeof(opts->split)) {
+            snprintf(err, errlen, "%s is too long", from);
+            return SP_ERR_INVALID;
+        }
+        snprintf(opts->split, sizeof(opts->split), "%s", env != NULL ? env : "");
+    }
+    status = sp_split_parse(opts->split, &split, err, errlen);
+    if (status != SP_OK && strcmp(from, "--split") != 0) {
+        /* name the variable the bad value came from */
+        char why[SP_OPT_STRLEN * 2];
+        snprintf(why, sizeof(why), "%s", err);
+        snprintf(err, errlen, "%s (from %s)", why, from);
+    }
+    return status;
+}
+
 sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t *opts,
                                int *help_p, char *err, size_t errlen)
 {
@@ -414,6 +450,9 @@ sp_status_t sp_coll_opts_parse(int argc, char **argv, int first, sp_coll_opts_t 
     status = check_nccltests(opts, err, errlen);
     if (status == SP_OK) {
         status = check_method(opts, seen, err, errlen);
+    }
+    if (status == SP_OK) {
+        status = check_split(opts, seen, err, errlen);
     }
     if (status != SP_OK) {
         return status;

@@ -9,6 +9,7 @@
 #include "method_run.h"
 #include "sweep.h"
 #include "sweep_live.h"
+#include "sweep_split.h"
 
 typedef struct {
     sp_ctx_t *ctx;
@@ -18,6 +19,8 @@ typedef struct {
     sp_sweep_bufs_t bufs;
     sp_coll_totals_t totals;
     sp_sweep_live_t live;
+    sp_sweep_split_t *split; /* --split: the groups; NULL: the world is measured as one */
+    uint64_t bytes;          /* the size being measured, as asked for */
     size_t npoints; /* counted by a first walk that measures nothing */
     long cycle;
     int counting;
@@ -26,6 +29,23 @@ typedef struct {
 static int selected(uint32_t mask, int i)
 {
     return (mask >> i) & 1u;
+}
+
+/* The rank count a size's counts are worked out for: with groups, the largest group's (its
+ * per-rank count is the smallest, so a size kept for it is kept for every group). */
+static int walk_nranks(const sweep_run_t *s)
+{
+    return s->split != NULL ? s->split->max_size : s->ctx->nranks;
+}
+
+/* One point, of the world or of every group at once. */
+static sp_status_t measure_point(sweep_run_t *s, const sp_coll_t *coll, sp_coll_args_t *args,
+                                 sp_coll_row_t *row_p)
+{
+    if (s->split != NULL) {
+        return sp_sweep_split_point(s->split, s->ctx, s->opts, coll, args, s->bytes, row_p);
+    }
+    return sp__sweep_point(s->ctx, s->opts, coll, args, &s->bufs, row_p);
 }
 
 /* Which of out-of-place [0] and in-place [1] run for coll (the backend and --place). */
@@ -58,19 +78,26 @@ static sp_status_t sweep_line(sweep_run_t *s, const sp_coll_t *coll, sp_coll_arg
                  (unsigned long long)sp_coll_size_bytes(args), sp_dtype_name(args->dtype),
                  ip ? " in-place" : "");
         sp_progress_start_item(&s->live.progress, what);
-        status = sp__sweep_point(ctx, s->opts, coll, args, &s->bufs, &rows[ip]);
+        status = measure_point(s, coll, args, &rows[ip]);
         sp_progress_item_done(&s->live.progress);
         if (status == SP_OK && ctx->rank == 0) {
             sp_coll_totals_add(&s->totals, &rows[ip]);
             if (rows[ip].wrong > 0) {
                 sp_progress_clear(&s->live.progress);
-                sp__sweep_print_wrong(ctx, &rows[ip], &s->bufs.point);
+                sp__sweep_print_wrong(ctx, &rows[ip],
+                                      s->split != NULL ? &s->split->merged : &s->bufs.point);
             }
         }
     }
     if (status == SP_OK && ctx->rank == 0) {
         sp_progress_clear(&s->live.progress);
         sp_coll_table_line(stdout, run[0] ? &rows[0] : NULL, run[1] ? &rows[1] : NULL);
+        for (int ip = 0; ip < 2 && s->split != NULL; ip++) {
+            if (run[ip]) {
+                sp_split_print_point(stdout, ip ? "in-place" : "out-of-place",
+                                     s->split->groups[ip], s->split->ngroups);
+            }
+        }
         sp_sweep_live_row(&s->live, coll->name, s->cycle, run[0] ? &rows[0] : NULL,
                           run[1] ? &rows[1] : NULL);
         fflush(stdout);
@@ -100,7 +127,7 @@ static void print_skipped(const sweep_run_t *s, const sp_coll_t *coll, sp_dtype_
     list[0] = '\0';
     for (size_t si = 0; si < s->nsizes; si++) {
         sp_coll_args_t args;
-        sp_coll_args_init(&args, coll->kind, 0, s->ctx->nranks, dt, SP_REDOP_SUM, root, 0,
+        sp_coll_args_init(&args, coll->kind, 0, walk_nranks(s), dt, SP_REDOP_SUM, root, 0,
                           s->sizes[si]);
         if (!keep_size(&args, &last)) {
             if (used < sizeof(list) - 32) {
@@ -115,7 +142,7 @@ static void print_skipped(const sweep_run_t *s, const sp_coll_t *coll, sp_dtype_
                 "# skipped %d size(s) (%s B): each rank's part of %s rounds down to 0 "
                 "elements of %s on %d ranks, or to the same count as the size before "
                 "(nccl-tests' per-rank rounding)\n",
-                n, list, coll->name, sp_dtype_name(dt), s->ctx->nranks);
+                n, list, coll->name, sp_dtype_name(dt), walk_nranks(s));
     }
 }
 
@@ -133,12 +160,13 @@ static sp_status_t walk_sizes(sweep_run_t *s, const sp_coll_t *coll, int d, int 
     for (size_t si = 0; si < s->nsizes && status == SP_OK; si++) {
         sp_coll_args_t args;
 
-        sp_coll_args_init(&args, coll->kind, s->ctx->rank, s->ctx->nranks, (sp_dtype_t)d,
+        sp_coll_args_init(&args, coll->kind, s->ctx->rank, walk_nranks(s), (sp_dtype_t)d,
                           coll->has_redop ? (sp_redop_t)o : SP_REDOP_SUM, root < 0 ? 0 : root, 0,
                           s->sizes[si]);
         if (!keep_size(&args, &last)) {
             continue;
         }
+        s->bytes = s->sizes[si];
         if (s->counting) {
             s->npoints += (size_t)(run[0] + run[1]);
         } else {
@@ -170,8 +198,9 @@ static sp_status_t walk(sweep_run_t *s)
                     continue;
                 }
                 int lo = coll->has_root ? (opts->root < 0 ? 0 : (int)opts->root) : -1;
-                int hi =
-                    coll->has_root ? (opts->root < 0 ? s->ctx->nranks - 1 : (int)opts->root) : -1;
+                /* with groups, a root is a rank of every group */
+                int nroots = s->split != NULL ? s->split->min_size : s->ctx->nranks;
+                int hi = coll->has_root ? (opts->root < 0 ? nroots - 1 : (int)opts->root) : -1;
                 for (int root = lo; root <= hi && status == SP_OK; root++) {
                     status = walk_sizes(s, coll, d, o, root);
                 }
@@ -212,13 +241,22 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     s->sizes = sizes;
     s->totals.nranks = ctx->nranks;
     sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &s->nsizes);
-    /* every collective's send and receive counts are at most size/elt_size elements */
-    status = sp_sweep_bufs_init(ctx, (size_t)opts->maxbytes, sp_method_max_samples(opts), &s->bufs);
-    if (status != SP_OK) {
-        goto out_free;
-    }
     if (ctx->rank == 0 && ctx->result != NULL) {
         status = sp_coll_result_begin(ctx->result, ctx->nranks, sp_method_names[opts->method]);
+    }
+    /* every collective's send and receive counts are at most size/elt_size elements; with
+     * groups, each group has buffers of its own (on its own backend) */
+    status = sp_ctx_agree(ctx, status);
+    if (status == SP_OK) {
+        status = sp_sweep_split_open(ctx, opts, (size_t)opts->maxbytes, sp_method_max_samples(opts),
+                                     &s->split);
+    }
+    if (status == SP_OK && s->split == NULL) {
+        status = sp_sweep_bufs_init(ctx, (size_t)opts->maxbytes, sp_method_max_samples(opts),
+                                    &s->bufs);
+    }
+    if (status != SP_OK) {
+        goto out_free;
     }
     s->counting = 1;
     (void)walk(s);
@@ -231,13 +269,19 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     if (status == SP_OK) {
         if (ctx->rank == 0) {
             sp_method_print_header(stdout, opts);
+            if (s->split != NULL) {
+                sp_sweep_split_print_header(stdout, s->split);
+            }
         }
         status = run_cycles(s);
         if (ctx->rank == 0) {
             status = sp_sweep_live_end(&s->live, &s->totals, status);
         }
     }
-    sp_sweep_bufs_cleanup(ctx, &s->bufs);
+    if (s->split == NULL) {
+        sp_sweep_bufs_cleanup(ctx, &s->bufs);
+    }
+    sp_sweep_split_close(s->split);
     if (status == SP_OK && s->totals.wrong > 0) {
         status = SP_ERR_WRONG_DATA;
     }

@@ -21,6 +21,9 @@ static const struct {
     {"/coll/wrong", "ranks with wrong output elements, per /coll/results row", NULL, NULL},
     {"/coll/rank_times", "element [i, r]: rank r's own median time per operation for row i", "us",
      "row of /coll/results, rank"},
+    {"/coll/groups", "split sweep: one row per group and point (its busbw with its own rank "
+     "count)", NULL, NULL},
+    {"/coll/group_ranks", "split sweep: the group of each rank", NULL, NULL},
     {"/topology/ranks", "where each rank runs", NULL, NULL},
     {"/fingerprint/ranks", "per-rank environment fingerprint", NULL, NULL},
     {"/fingerprint/nodes", "per-node environment fingerprint", NULL, NULL},

@@ -531,6 +531,13 @@ int sp_runner_main(int argc, char **argv, const sp_workload_t *w)
         goto out_finalize;
     }
     status = sp_agree(r->ctx.world, sp_topo_init(r->ctx.world, &r->ctx.topo));
+    if (status == SP_OK && w->check_topology != NULL) {
+        status = sp_agree(r->ctx.world, w->check_topology(r->opts, &r->ctx.topo, r->ctx.world,
+                                                          r->err, sizeof(r->err)));
+        if (status != SP_OK) {
+            bad_input(&r->ctx, w->name, r->err[0] ? r->err : sp_status_str(status));
+        }
+    }
     if (status == SP_OK) {
         status = open_backend(r);
     }

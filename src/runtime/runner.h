@@ -39,6 +39,10 @@ typedef struct {
                          size_t errlen);
     /* checks that need the world size; may be NULL */
     sp_status_t (*check_world)(const void *opts, int nranks, char *err, size_t errlen);
+    /* checks that need the node map, before anything is written (err: the same on every
+     * rank); collective over world; may be NULL */
+    sp_status_t (*check_topology)(const void *opts, const sp_topo_t *topo, MPI_Comm world,
+                                  char *err, size_t errlen);
     /* settings beyond the shared options; may be NULL */
     void (*extras)(const void *opts, sp_run_extras_t *x);
     /* the workload; collective over ctx->world */
