@@ -462,7 +462,7 @@ static sp_status_t write_timeline(sp_result_t *res, const predict_t *pr, double 
             sp_event_init(e, rank, (sp_ev_kind_t)t->ev_kind);
             e->lane = t->lane;
             e->op = t->coll;
-            e->dtype = t->kind == SP_TASK_COLL ? (int16_t)pr->cfg.dtype : -1;
+            e->dtype = t->kind == SP_TASK_COLL ? (int16_t)t->dtype : -1;
             e->step = 0;
             e->microbatch = t->microbatch;
             e->chunk = t->chunk;
@@ -472,9 +472,15 @@ static sp_status_t write_timeline(sp_result_t *res, const predict_t *pr, double 
             e->bytes = t->bytes;
             e->flops = t->flops;
             if (t->kind == SP_TASK_COLL) {
-                int dp = sp_lane_group(t->lane) == SP_GROUP_DP;
-                uint64_t color = (uint64_t)(dp ? dp_color : tp_color);
-                e->seq = ((uint64_t)dp * (uint64_t)pr->nranks + color) * most + i;
+                /* as the engine numbers them: the embedding group's by its order on the lane
+                 * (one per step), the group of dp 0 and tp 0 colour 0 */
+                sp_group_t grp = sp_lane_group(t->lane);
+                uint64_t fam = grp == SP_GROUP_DP ? 1u : grp == SP_GROUP_EMB ? 2u : 0u;
+                uint64_t color = (uint64_t)(grp == SP_GROUP_DP    ? dp_color
+                                            : grp == SP_GROUP_EMB ? 0
+                                                                  : tp_color);
+                e->seq = (fam * (uint64_t)pr->nranks + color) * most +
+                         (grp == SP_GROUP_EMB ? 0u : i);
             }
             e->start_ns = pr->res.spans[s][i].start_ns;
             e->end_ns = pr->res.spans[s][i].end_ns;

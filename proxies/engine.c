@@ -43,7 +43,10 @@ static int lane_used(const sp_engine_t *e, int lane)
     case SP_LANE_CLASS_TP:
         return e->cfg.tp > 1;
     case SP_LANE_CLASS_DP:
-        return e->cfg.dp > 1;
+        /* the embedding group's lane on every rank when the layout has the group (a stage
+         * between first and last creates it on its own communicator and leaves it idle) */
+        return lane == SP_LANE_EMB ? sp_program_embedding_group(&e->cfg, 0) >= 0
+                                   : e->cfg.dp > 1;
     case SP_LANE_CLASS_PP:
         /* the PP group creates them together: the colours of the placement, the same on all */
         return sp_lane_pp_colour(lane) < sp_program_pp_colours(&e->cfg);
@@ -61,6 +64,8 @@ static MPI_Comm lane_comm(const sp_engine_t *e, int lane)
         return e->comms.pp;
     case SP_GROUP_DP:
         return e->comms.dp;
+    case SP_GROUP_EMB:
+        return e->comms.emb;
     default:
         return MPI_COMM_SELF; /* the compute lane communicates with nobody */
     }
@@ -393,11 +398,16 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
         ev.bytes = t->bytes;
         ev.flops = t->flops;
         if (t->kind == SP_TASK_COLL) {
-            /* one instance per group, task and step: TP and DP families, the group's colour */
-            int dp = sp_lane_group(t->lane) == SP_GROUP_DP;
-            uint64_t color = (uint64_t)(dp ? eng->comms.dp_color : eng->comms.tp_color);
-            ev.seq = (((uint64_t)step * 2u + (uint64_t)dp) * (uint64_t)eng->world + color) *
-                         eng->max_tasks + i;
+            /* one instance per group, task and step: TP, DP and embedding families, the
+             * group's colour; the embedding group's two stages run different programs, so its
+             * instances are numbered by their order on the lane (one per step) */
+            sp_group_t g = sp_lane_group(t->lane);
+            uint64_t fam = g == SP_GROUP_DP ? 1u : g == SP_GROUP_EMB ? 2u : 0u;
+            uint64_t color = (uint64_t)(g == SP_GROUP_DP    ? eng->comms.dp_color
+                                        : g == SP_GROUP_EMB ? eng->comms.emb_color
+                                                            : eng->comms.tp_color);
+            ev.seq = (((uint64_t)step * 3u + fam) * (uint64_t)eng->world + color) *
+                         eng->max_tasks + (g == SP_GROUP_EMB ? 0u : i);
         }
         ev.start_ns = eng->ref_host_ns + eng->iv[i].start_ns;
         ev.end_ns = eng->ref_host_ns + eng->iv[i].end_ns;

@@ -25,6 +25,7 @@ typedef struct {
     long pp;      /* pipeline stages; 0: from the world size */
     long dp;      /* data-parallel size; 0: from the world size */
     int sequence_parallel;
+    int untie_embeddings; /* --untie-embeddings-and-output-weights */
     int quiet; /* no progress line */
     int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
     double bucket_mib;

@@ -153,7 +153,7 @@ rc=$?
 # communication model's and the host's noise).
 acc="--hidden 512 --ffn 2048 --heads 8 --seq 128 --layers 4 --vocab 1024 --tflops 0.5"
 # shellcheck disable=SC2086
-sp_mpirun 2 coll --collectives sendrecv,all_reduce -b 16K -e 1M -f 4 --max-time 0.5 -O "$TMP/s2.h5" \
+sp_mpirun 2 coll --collectives sendrecv,all_reduce -b 16K -e 4M -f 4 --max-time 0.5 -O "$TMP/s2.h5" \
   >/dev/null 2>&1 &&
   sp_mpirun 2 proxy $acc --pp 2 --microbatches 8 -O "$TMP/m2.h5" >"$TMP/m2.out" 2>&1 ||
   { not_ok "the 2-rank sweep and proxy"; finish; }
