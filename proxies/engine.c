@@ -307,9 +307,24 @@ static sp_status_t read_intervals(sp_engine_t *e)
     return SP_OK;
 }
 
+/* The predicted length (s) of the compute task running now, 0 when none runs: the task at
+ * the compute lane's cursor once its start is recorded. */
+static double running_compute_s(const sp_engine_t *e, size_t at)
+{
+    int started = 0;
+
+    if (at >= e->prog.n ||
+        e->be->ops->event_query(e->be->state, e->ev[2 * at], &started) != SP_OK || !started) {
+        return 0.0;
+    }
+    return (double)e->prog.tasks[at].dur_ns / 1e9;
+}
+
 /* While the step runs: each time a task has completed since the last look, the rank is alive
  * for the watchdog, so a step longer than --timeout runs on while a stalled rank (no task
- * completing) is still caught. Tasks of one lane complete in their order: one cursor per lane. */
+ * completing) is still caught; while a compute task runs, the watchdog is told its predicted
+ * length (sp_watchdog_expect), so one task longer than --timeout is not taken for a hang.
+ * Tasks of one lane complete in their order: one cursor per lane. */
 static sp_status_t watch_tasks(sp_engine_t *e)
 {
     const sp_backend_ops_t *o = e->be->ops;
@@ -346,6 +361,7 @@ static sp_status_t watch_tasks(sp_engine_t *e)
         if (progressed) {
             sp_watchdog_alive(e->wd);
         }
+        sp_watchdog_expect(e->wd, pending ? running_compute_s(e, cur[SP_LANE_COMPUTE]) : 0.0);
         if (pending) {
             nanosleep(&poll, NULL);
         }
