@@ -62,12 +62,13 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            model.name, model.layers, model.hidden, model.ffn, model.seq, model.micro_batch,
            sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
-           "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device; %zu tasks per step on "
-           "rank 0\n",
+           "overlap %s, gradients reduced in %s; embeddings %s; %.3g TFLOP/s per device; %zu "
+           "tasks per step on rank 0\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           sp_proxy_grad_reduce_names[o->grad_reduce], o->tflops, sp_engine_program(r->eng)->n);
+           sp_proxy_grad_reduce_names[o->grad_reduce], sp_proxy_embedding_desc(c),
+           o->tflops, sp_engine_program(r->eng)->n);
     if (o->steps > 0) {
         printf("# %ld warm-up step(s), %ld measured step(s)\n", o->warmup_steps, o->steps);
     } else {

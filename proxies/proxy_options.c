@@ -110,6 +110,16 @@ sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts)
     return opts->grad_reduce == 1 ? SP_DTYPE_BFLOAT16 : SP_DTYPE_FLOAT;
 }
 
+const char *sp_proxy_embedding_desc(const sp_program_config_t *cfg)
+{
+    if (!cfg->tied_embeddings) {
+        return "untied";
+    }
+    return sp_program_embedding_group(cfg, 0) >= 0
+               ? "tied (gradient all-reduced by the first and the last stage)"
+               : "tied (one stage holds both ends)";
+}
+
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts)
 {
     return (sp_sched_kind_t)opts->schedule; /* the names follow sp_sched_kind_t's order */

@@ -88,4 +88,8 @@ extern const char *const sp_proxy_grad_reduce_names[2];
 /* The dtype --grad-reduce-dtype names. */
 sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts);
 
+/* The embedding as the header line states it: "tied (gradient all-reduced by the first and the
+ * last stage)", "tied (one stage holds both ends)" or "untied". Static storage. */
+const char *sp_proxy_embedding_desc(const sp_program_config_t *cfg);
+
 #endif
