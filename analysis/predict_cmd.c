@@ -472,15 +472,8 @@ static sp_status_t write_timeline(sp_result_t *res, const predict_t *pr, double 
             e->bytes = t->bytes;
             e->flops = t->flops;
             if (t->kind == SP_TASK_COLL) {
-                /* as the engine numbers them: the embedding group's by its order on the lane
-                 * (one per step), the group of dp 0 and tp 0 colour 0 */
-                sp_group_t grp = sp_lane_group(t->lane);
-                uint64_t fam = grp == SP_GROUP_DP ? 1u : grp == SP_GROUP_EMB ? 2u : 0u;
-                uint64_t color = (uint64_t)(grp == SP_GROUP_DP    ? dp_color
-                                            : grp == SP_GROUP_EMB ? 0
-                                                                  : tp_color);
-                e->seq = (fam * (uint64_t)pr->nranks + color) * most +
-                         (grp == SP_GROUP_EMB ? 0u : i);
+                int colors[3] = {tp_color, dp_color, 0}; /* as the engine numbers them */
+                e->seq = sp_lane_seq(t->lane, 0, pr->nranks, colors, most, i);
             }
             e->start_ns = pr->res.spans[s][i].start_ns;
             e->end_ns = pr->res.spans[s][i].end_ns;

@@ -414,16 +414,8 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
         ev.bytes = t->bytes;
         ev.flops = t->flops;
         if (t->kind == SP_TASK_COLL) {
-            /* one instance per group, task and step: TP, DP and embedding families, the
-             * group's colour; the embedding group's two stages run different programs, so its
-             * instances are numbered by their order on the lane (one per step) */
-            sp_group_t g = sp_lane_group(t->lane);
-            uint64_t fam = g == SP_GROUP_DP ? 1u : g == SP_GROUP_EMB ? 2u : 0u;
-            uint64_t color = (uint64_t)(g == SP_GROUP_DP    ? eng->comms.dp_color
-                                        : g == SP_GROUP_EMB ? eng->comms.emb_color
-                                                            : eng->comms.tp_color);
-            ev.seq = (((uint64_t)step * 3u + fam) * (uint64_t)eng->world + color) *
-                         eng->max_tasks + (g == SP_GROUP_EMB ? 0u : i);
+            int colors[3] = {eng->comms.tp_color, eng->comms.dp_color, eng->comms.emb_color};
+            ev.seq = sp_lane_seq(t->lane, step, eng->world, colors, eng->max_tasks, i);
         }
         ev.start_ns = eng->ref_host_ns + eng->iv[i].start_ns;
         ev.end_ns = eng->ref_host_ns + eng->iv[i].end_ns;

@@ -190,6 +190,14 @@ int sp_program_pp_colours(const sp_program_config_t *c);
  * first or the last stage, 0 for a stage between them. */
 int sp_program_embedding_group(const sp_program_config_t *c, int stage);
 
+/* The timeline's `seq` of the collective that is task `index` of a rank's program on lane, in
+ * step (docs/SCHEMA.md): one instance per group, task and step, by family (TP 0, DP 1, the
+ * embedding group 2) and the group's colour in its family (colors: tp, dp, emb); the embedding
+ * group's two stages run different programs, so its instance is numbered by its order on the
+ * lane (one per step). max_tasks: the most tasks per step of any rank. */
+uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
+                     size_t index);
+
 /* Stream entries a lane needs for one step (waits, records and the task itself), for backends
  * with bounded queues. */
 size_t sp_program_lane_entries(const sp_program_t *prog, int lane);

@@ -75,3 +75,14 @@ int sp_program_embedding_group(const sp_program_config_t *c, int stage)
     }
     return stage == first || stage == last;
 }
+
+uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
+                     size_t index)
+{
+    sp_group_t g = sp_lane_group(lane);
+    int fam = g == SP_GROUP_DP ? 1 : g == SP_GROUP_EMB ? 2 : 0;
+
+    return (((uint64_t)step * 3u + (uint64_t)fam) * (uint64_t)world + (uint64_t)colors[fam]) *
+               max_tasks +
+           (g == SP_GROUP_EMB ? 0u : (uint64_t)index);
+}
