@@ -46,6 +46,7 @@ static const char *const lane_names[SP_LANE_COUNT] = {
     [SP_LANE_PP_BWD0] = "pp_bwd0",  [SP_LANE_PP_BWD1] = "pp_bwd1",
     [SP_LANE_PP_BWD2] = "pp_bwd2",  [SP_LANE_PP_BWD3] = "pp_bwd3",
     [SP_LANE_DP] = "dp",            [SP_LANE_DP_GATHER] = "dp_gather",
+    [SP_LANE_EMB] = "emb",
 };
 
 const char *sp_export_lane_name(const sp_export_src_t *src, int lane)

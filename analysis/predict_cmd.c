@@ -462,7 +462,7 @@ static sp_status_t write_timeline(sp_result_t *res, const predict_t *pr, double 
             sp_event_init(e, rank, (sp_ev_kind_t)t->ev_kind);
             e->lane = t->lane;
             e->op = t->coll;
-            e->dtype = t->kind == SP_TASK_COLL ? (int16_t)pr->cfg.dtype : -1;
+            e->dtype = t->kind == SP_TASK_COLL ? (int16_t)t->dtype : -1;
             e->step = 0;
             e->microbatch = t->microbatch;
             e->chunk = t->chunk;
@@ -472,9 +472,8 @@ static sp_status_t write_timeline(sp_result_t *res, const predict_t *pr, double 
             e->bytes = t->bytes;
             e->flops = t->flops;
             if (t->kind == SP_TASK_COLL) {
-                int dp = sp_lane_group(t->lane) == SP_GROUP_DP;
-                uint64_t color = (uint64_t)(dp ? dp_color : tp_color);
-                e->seq = ((uint64_t)dp * (uint64_t)pr->nranks + color) * most + i;
+                int colors[3] = {tp_color, dp_color, 0}; /* as the engine numbers them */
+                e->seq = sp_lane_seq(t->lane, 0, pr->nranks, colors, most, i);
             }
             e->start_ns = pr->res.spans[s][i].start_ns;
             e->end_ns = pr->res.spans[s][i].end_ns;
@@ -555,11 +554,12 @@ static void print_result(const predict_t *pr)
            pr->model.micro_batch, sp_dtype_names[pr->model.dtype], c->dp, c->p, c->tp,
            pr->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
-           "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device\n",
+           "overlap %s, gradients reduced in %s; embeddings %s; %.3g TFLOP/s per device\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], pr->o.proxy.tflops);
+           sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
+           pr->o.proxy.tflops);
     printf("# communication: %s\n", pr->source);
     if (rows == NULL) {
         return;

@@ -47,7 +47,10 @@ static int lane_used(const sp_engine_t *e, int lane)
     case SP_LANE_CLASS_TP:
         return e->cfg.tp > 1;
     case SP_LANE_CLASS_DP:
-        return e->cfg.dp > 1;
+        /* the embedding group's lane on every rank when the layout has the group (a stage
+         * between first and last creates it on its own communicator and leaves it idle) */
+        return lane == SP_LANE_EMB ? sp_program_embedding_group(&e->cfg, 0) >= 0
+                                   : e->cfg.dp > 1;
     case SP_LANE_CLASS_PP:
         /* the PP group creates them together: the colours of the placement, the same on all */
         return sp_lane_pp_colour(lane) < sp_program_pp_colours(&e->cfg);
@@ -65,6 +68,8 @@ static MPI_Comm lane_comm(const sp_engine_t *e, int lane)
         return e->comms.pp;
     case SP_GROUP_DP:
         return e->comms.dp;
+    case SP_GROUP_EMB:
+        return e->comms.emb;
     default:
         return MPI_COMM_SELF; /* the compute lane communicates with nobody */
     }
@@ -441,9 +446,24 @@ static sp_status_t read_intervals(sp_engine_t *e)
     return SP_OK;
 }
 
+/* The predicted length (s) of the compute task running now, 0 when none runs: the task at
+ * the compute lane's cursor once its start is recorded. */
+static double running_compute_s(const sp_engine_t *e, size_t at)
+{
+    int started = 0;
+
+    if (at >= e->prog.n ||
+        e->be->ops->event_query(e->be->state, e->ev[2 * at], &started) != SP_OK || !started) {
+        return 0.0;
+    }
+    return (double)e->prog.tasks[at].dur_ns / 1e9;
+}
+
 /* While the step runs: each time a task has completed since the last look, the rank is alive
  * for the watchdog, so a step longer than --timeout runs on while a stalled rank (no task
- * completing) is still caught. Tasks of one lane complete in their order: one cursor per lane. */
+ * completing) is still caught; while a compute task runs, the watchdog is told its predicted
+ * length (sp_watchdog_expect), so one task longer than --timeout is not taken for a hang.
+ * Tasks of one lane complete in their order: one cursor per lane. */
 static sp_status_t watch_tasks(sp_engine_t *e)
 {
     const sp_backend_ops_t *o = e->be->ops;
@@ -480,6 +500,7 @@ static sp_status_t watch_tasks(sp_engine_t *e)
         if (progressed) {
             sp_watchdog_alive(e->wd);
         }
+        sp_watchdog_expect(e->wd, pending ? running_compute_s(e, cur[SP_LANE_COMPUTE]) : 0.0);
         if (pending) {
             nanosleep(&poll, NULL);
         }
@@ -532,11 +553,8 @@ size_t sp_engine_record(const sp_engine_t *eng, int step, sp_timeline_t *tl)
         ev.bytes = t->bytes;
         ev.flops = t->flops;
         if (t->kind == SP_TASK_COLL) {
-            /* one instance per group, task and step: TP and DP families, the group's colour */
-            int dp = sp_lane_group(t->lane) == SP_GROUP_DP;
-            uint64_t color = (uint64_t)(dp ? eng->comms.dp_color : eng->comms.tp_color);
-            ev.seq = (((uint64_t)step * 2u + (uint64_t)dp) * (uint64_t)eng->world + color) *
-                         eng->max_tasks + i;
+            int colors[3] = {eng->comms.tp_color, eng->comms.dp_color, eng->comms.emb_color};
+            ev.seq = sp_lane_seq(t->lane, step, eng->world, colors, eng->max_tasks, i);
         }
         ev.start_ns = eng->ref_host_ns + eng->iv[i].start_ns;
         ev.end_ns = eng->ref_host_ns + eng->iv[i].end_ns;

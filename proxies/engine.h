@@ -1,7 +1,7 @@
 /* The engine of the training proxy: runs one rank's step program (proxies/program.h) on a
- * backend's streams, one stream per lane (compute, tensor-parallel, 6 pipeline point-to-point,
- * 2 data-parallel), ordered by events, so communication overlaps compute for real; then measures
- * every task's interval and derives the step's metrics. */
+ * backend's streams, one stream per lane (compute, tensor-parallel, 8 pipeline point-to-point,
+ * 2 data-parallel, the embedding group's), ordered by events, so communication overlaps compute
+ * for real; then measures every task's interval and derives the step's metrics. */
 #ifndef SP_ENGINE_H
 #define SP_ENGINE_H
 
@@ -18,10 +18,12 @@
 #include "watchdog.h"
 
 /* The communicators of one rank (from sp_layout_split): world, and its TP, PP and DP groups,
- * whose rank is the rank's coordinate; colors number the groups of a family. */
+ * whose rank is the rank's coordinate; colors number the groups of a family. emb: the embedding
+ * group (sp_program_embedding_group; a stage outside it: a communicator of its own), needed only
+ * when the configuration has the group, else MPI_COMM_NULL. */
 typedef struct {
-    MPI_Comm world, tp, pp, dp;
-    int tp_color, dp_color;
+    MPI_Comm world, tp, pp, dp, emb;
+    int tp_color, dp_color, emb_color;
 } sp_engine_comms_t;
 
 typedef struct sp_engine sp_engine_t;

@@ -192,6 +192,14 @@ uint64_t sp_model_layer_params(const sp_model_t *m)
     return 2u * h * h + 2u * h * hkv + mlp;
 }
 
+void sp_model_sp_params(const sp_model_t *m, uint64_t *layer_p, uint64_t *final_p)
+{
+    uint64_t h = (uint64_t)m->hidden;
+
+    *layer_p = m->gated_mlp ? 2 * h : 6 * h;
+    *final_p = m->gated_mlp ? h : 2 * h;
+}
+
 uint64_t sp_model_layer_param_bytes(const sp_model_t *m, int tp)
 {
     if (tp < 1) {

@@ -89,6 +89,13 @@ uint64_t sp_model_layer_params(const sp_model_t *model);
  * (h and hkv then split evenly; the MLP shards h*ffn along ffn, a multiple of h). */
 uint64_t sp_model_layer_param_bytes(const sp_model_t *model, int tp);
 
+/* Elements of the parameters Megatron-LM marks sequence-parallel, replicated on every TP rank:
+ * per layer and of the final norm. The GPT structure (gated_mlp 0: LayerNorm with bias, linear
+ * layers with bias): two norms' weights and biases (4h) and the row-parallel biases of the
+ * attention output and the MLP's second linear (2h): 6h per layer, 2h for the final norm. The
+ * Llama structure (gated_mlp 1: RMSNorm, no biases): 2h per layer, h for the final norm. */
+void sp_model_sp_params(const sp_model_t *model, uint64_t *layer_p, uint64_t *final_p);
+
 /* Parameters whose FLOPs the step counts: layers * layer params + the output projection V*h.
  * The input embedding is a lookup, not a GEMM, so it is not counted (Llama-3 8B: 7.50e9 here,
  * 8.03e9 with its untied input embedding). */

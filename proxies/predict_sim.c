@@ -111,6 +111,40 @@ static sp_status_t match_messages(sim_t *m)
     return st;
 }
 
+/* Pair the embedding group's collectives: the k-th on the lane of one of its two stages with
+ * the k-th of the other, so each starts when both stages have reached it, as a message does. */
+static sp_status_t match_embedding(sim_t *m)
+{
+    int st[2] = {-1, -1}, n = 0;
+
+    for (int s = 0; s < m->p; s++) {
+        if (m->lane_len[(size_t)s * SP_LANE_COUNT + SP_LANE_EMB] > 0) {
+            if (n == 2) {
+                n++;
+                break;
+            }
+            st[n++] = s;
+        }
+    }
+    if (n == 0) {
+        return SP_OK;
+    }
+    size_t a = (size_t)st[0] * SP_LANE_COUNT + SP_LANE_EMB;
+    size_t b = (size_t)(n == 2 ? st[1] : st[0]) * SP_LANE_COUNT + SP_LANE_EMB;
+    if (n != 2 || m->lane_len[a] != m->lane_len[b]) {
+        sp_error("predict: the embedding group's collectives are on %d stages, not 2 of one count",
+                 n);
+        return SP_ERR_INVALID;
+    }
+    for (size_t k = 0; k < m->lane_len[a]; k++) {
+        size_t ga = m->base[st[0]] + m->order[m->base[st[0]] + m->lane_first[a] + k];
+        size_t gb = m->base[st[1]] + m->order[m->base[st[1]] + m->lane_first[b] + k];
+        m->partner[ga] = gb;
+        m->partner[gb] = ga;
+    }
+    return SP_OK;
+}
+
 static sp_status_t sim_init(sim_t *m)
 {
     size_t nl = (size_t)m->p * SP_LANE_COUNT;
@@ -168,7 +202,8 @@ static sp_status_t sim_init(sim_t *m)
         }
         memset(fill, 0, SP_LANE_COUNT * sizeof(*fill));
     }
-    return match_messages(m);
+    sp_status_t st = match_messages(m);
+    return st == SP_OK ? match_embedding(m) : st;
 }
 
 static void sim_free(sim_t *m)
@@ -185,7 +220,9 @@ static void sim_free(sim_t *m)
 
 int sp_predict_group_size(int lane, int tp, int dp)
 {
-    return sp_lane_group(lane) == SP_GROUP_TP ? tp : dp;
+    sp_group_t g = sp_lane_group(lane);
+
+    return g == SP_GROUP_TP ? tp : g == SP_GROUP_EMB ? 2 : dp;
 }
 
 static sp_status_t comm_cost(const sim_t *m, int op, uint64_t bytes, int nranks, int64_t *ns_p)
@@ -225,10 +262,11 @@ static sp_status_t advance_lane(sim_t *m, int s, int l, int *progress_p)
         }
         if (t->kind == SP_TASK_COMPUTE) {
             dur = (int64_t)t->dur_ns;
-        } else if (t->kind == SP_TASK_COLL) {
+        } else if (t->kind == SP_TASK_COLL && m->partner[g] == SIZE_MAX) {
             st = comm_cost(m, t->coll, t->bytes, sp_predict_group_size(l, m->tp, m->dp), &dur);
         } else {
-            /* a message: posted now; it runs when its partner has been posted too */
+            /* a message or a collective of two stages: posted now; it runs when its partner
+             * has been posted too */
             size_t pg = m->partner[g];
             int ps = 0;
             int64_t begin;
@@ -239,7 +277,8 @@ static sp_status_t advance_lane(sim_t *m, int s, int l, int *progress_p)
             if (m->iv[pg].start_ns < 0) {
                 return SP_OK;
             }
-            st = comm_cost(m, SP_PREDICT_OP_P2P, t->bytes, 2, &dur);
+            st = comm_cost(m, t->kind == SP_TASK_COLL ? t->coll : SP_PREDICT_OP_P2P, t->bytes, 2,
+                           &dur);
             if (st != SP_OK) {
                 return st;
             }

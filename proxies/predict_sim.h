@@ -8,7 +8,8 @@
  * collective together. One representative program per stage is simulated; a collective starts
  * when its lane and its dependencies allow (no wait for peers) and lasts the model's time for its
  * group size. Only the pipeline couples stages: a SEND and its matching RECV (same lane, pair of
- * stages and tag) start together, when both have been reached, and end together. */
+ * stages and tag) start together, when both have been reached, and end together; so do the
+ * k-th collectives of the embedding group's lane on its two stages (a group of 2). */
 #ifndef SP_PREDICT_SIM_H
 #define SP_PREDICT_SIM_H
 
@@ -57,7 +58,8 @@ sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
                            sp_predict_cost_fn cost, void *cost_arg, sp_predict_result_t *res);
 void sp_predict_result_free(sp_predict_result_t *res); /* NULL or zeroed: no-op */
 
-/* The group a collective on `lane` is costed for: tp for the TP lanes, dp for the others. */
+/* The group a collective on `lane` is costed for: tp for the TP lanes, 2 for the embedding
+ * group's, dp for the others. */
 int sp_predict_group_size(int lane, int tp, int dp);
 
 /* ---- cost models ---- */

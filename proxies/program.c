@@ -8,41 +8,6 @@
 #include "log.h"
 #include "timeline.h"
 
-static const struct {
-    sp_lane_class_t cls;
-    sp_group_t group;
-} lane_table[SP_LANE_COUNT] = {
-    [SP_LANE_COMPUTE] = {SP_LANE_CLASS_COMPUTE, SP_GROUP_WORLD},
-    [SP_LANE_TP] = {SP_LANE_CLASS_TP, SP_GROUP_TP},
-    [SP_LANE_PP_FWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_FWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_FWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_BWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_BWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_BWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_DP] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
-    [SP_LANE_DP_GATHER] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
-    [SP_LANE_PP_FWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-    [SP_LANE_PP_BWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
-};
-
-static const char *const class_names[SP_LANE_CLASS_COUNT] = {"compute", "tp", "pp", "dp"};
-
-sp_lane_class_t sp_lane_class(int lane)
-{
-    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].cls : SP_LANE_CLASS_COMPUTE;
-}
-
-sp_group_t sp_lane_group(int lane)
-{
-    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].group : SP_GROUP_WORLD;
-}
-
-const char *sp_lane_class_name(int cls)
-{
-    return cls >= 0 && cls < SP_LANE_CLASS_COUNT ? class_names[cls] : "?";
-}
-
 #define MAX_DEFERRED_FIELDS 3
 
 typedef struct {
@@ -221,11 +186,11 @@ static int32_t coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t 
     return push(b, &t);
 }
 
-/* A gradient reduction (DP lane) of `elements` gradients, in the gradient dtype. */
-static int32_t grad_coll(builder_t *b, sp_coll_kind_t kind, uint64_t elements, int32_t dep,
-                         int32_t layer)
+/* A gradient reduction on lane of `elements` gradients, in the gradient dtype. */
+static int32_t grad_coll(builder_t *b, sp_lane_t lane, sp_coll_kind_t kind, uint64_t elements,
+                         int32_t dep, int32_t layer)
 {
-    int32_t t = coll(b, SP_LANE_DP, kind, elements, dep, layer);
+    int32_t t = coll(b, lane, kind, elements, dep, layer);
 
     if (t >= 0) {
         b->prog->tasks[t].dtype = (int8_t)b->c->grad_dtype;
@@ -330,7 +295,7 @@ static void ddp_bucket(builder_t *b)
         return;
     }
     if (b->c->overlap) {
-        int32_t t = grad_coll(b, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        int32_t t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = b->bucket;
         }
@@ -356,7 +321,8 @@ static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
             ddp_bucket(b);
         }
     } else if (fsdp(b) && elements > 0) {
-        int32_t rs = grad_coll(b, SP_COLL_REDUCE_SCATTER, elements, AFTER_COMPUTE, layer);
+        int32_t rs =
+            grad_coll(b, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, elements, AFTER_COMPUTE, layer);
         if (!b->c->overlap) {
             wait_for(b, rs);
         }
@@ -483,23 +449,6 @@ int sp_program_pp_colours(const sp_program_config_t *c)
     return n;
 }
 
-static const sp_lane_t pp_lanes[2][SP_PP_COLOURS] = {
-    {SP_LANE_PP_FWD0, SP_LANE_PP_FWD1, SP_LANE_PP_FWD2, SP_LANE_PP_FWD3},
-    {SP_LANE_PP_BWD0, SP_LANE_PP_BWD1, SP_LANE_PP_BWD2, SP_LANE_PP_BWD3},
-};
-
-int sp_lane_pp_colour(int lane)
-{
-    for (int d = 0; d < 2; d++) {
-        for (int col = 0; col < SP_PP_COLOURS; col++) {
-            if ((int)pp_lanes[d][col] == lane) {
-                return col;
-            }
-        }
-    }
-    return -1;
-}
-
 /* The message of the current op to (recv 0) or from (recv 1) virtual stage vpeer; vs is the
  * op's own. Nothing when vpeer is on this stage too (the V's turn): the compute lane's order
  * carries the activation. */
@@ -517,7 +466,7 @@ static void emit_recv_send(builder_t *b, int recv, int vs, int vpeer)
     if (peer == c->stage) {
         return;
     }
-    task_init(b, &t, recv ? SP_TASK_RECV : SP_TASK_SEND, pp_lanes[fwd ? 0 : 1][colour]);
+    task_init(b, &t, recv ? SP_TASK_RECV : SP_TASK_SEND, sp__lane_pp(!fwd, colour));
     t.ev_kind = (int8_t)(recv ? SP_EV_RECV : SP_EV_SEND);
     t.peer = peer;
     t.tag = b->mb * c->p * c->v + consumer;
@@ -694,10 +643,61 @@ static void emit_deferred(builder_t *b)
         const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
         int32_t t;
         b->chunk = (int32_t)d[1];
-        t = grad_coll(b, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
+        t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
         if (t >= 0) {
             b->prog->tasks[t].bucket = (int32_t)d[2];
         }
+    }
+}
+
+/* The last task on lane so far, -1: none. */
+static int32_t last_on(const builder_t *b, sp_lane_t lane)
+{
+    for (size_t i = b->prog->n; i > 0; i--) {
+        if ((int)b->prog->tasks[i - 1].lane == (int)lane) {
+            return (int32_t)(i - 1);
+        }
+    }
+    return -1;
+}
+
+/* After the step's compute and DP reductions, in the order of Megatron's finalize_model_grads:
+ * the sequence-parallel parameters' gradients all-reduced over the TP group, then the tied word
+ * embedding's over the embedding group; each waits for everything before it in that order. */
+static void emit_finalize(builder_t *b)
+{
+    const sp_program_config_t *c = b->c;
+    int last_stage, chunk;
+    uint64_t n;
+    int32_t before[2] = {last_on(b, SP_LANE_DP), last_on(b, SP_LANE_DP_GATHER)};
+    sp_lane_t lanes[2] = {SP_LANE_TP, SP_LANE_EMB};
+
+    b->op = b->mb = b->chunk = -1;
+    b->type = -1;
+    b->phase = SP_PHASE_COOLDOWN;
+    sp_schedule_locate(c->kind, c->p, c->v, c->p * c->v - 1, &last_stage, &chunk);
+    n = (uint64_t)c->layers_per_chunk * (uint64_t)c->v * c->sp_layer_params +
+        (last_stage == c->stage ? c->sp_final_params : 0);
+    if (!(c->tp > 1 && c->sequence_parallel)) {
+        n = 0;
+    }
+    for (int k = 0; k < 2; k++) {
+        uint64_t count = k == 0 ? n
+                         : sp_program_embedding_group(c, c->stage) == 1
+                             ? c->logits_param_bytes / elt_size(b)
+                             : 0;
+        int32_t t;
+        if (count == 0) {
+            continue;
+        }
+        t = grad_coll(b, lanes[k], SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        if (t < 0) {
+            return;
+        }
+        add_dep(&b->prog->tasks[t], before[0]);
+        add_dep(&b->prog->tasks[t], before[1]);
+        before[0] = t;
+        before[1] = -1;
     }
 }
 
@@ -729,6 +729,7 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
             emit_op(&b, k);
         }
         emit_deferred(&b);
+        emit_finalize(&b);
     }
     free(b.deferred);
     free(b.last_grad);

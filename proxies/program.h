@@ -45,6 +45,12 @@
  *        reduce-scatter of its gradients, which the next compute waits for when overlap is
  *        off; the output layer's and the embedding's gradients too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
+ * After the step's last compute and its DP reductions (Megatron's finalize_model_grads, in its
+ * order): with tp > 1 and sequence parallelism one all-reduce over the TP group of the gradients
+ * of the sequence-parallel parameters of the stage's layers (and the final norm on the last
+ * virtual stage), allreduce_layernorm_grads; then with tied embeddings and the embedding and the
+ * output layer on two stages, one all-reduce of the word-embedding gradient (vocab/tp x h) over
+ * the embedding group on those two stages, allreduce_word_embedding_grads. Both in grad_dtype.
  */
 #ifndef SP_PROGRAM_H
 #define SP_PROGRAM_H
@@ -71,6 +77,7 @@ typedef enum {
     SP_LANE_DP_GATHER, /* FSDP parameter all-gather */
     SP_LANE_PP_FWD3,   /* the fourth pipeline colour (V placement), numbered after the rest */
     SP_LANE_PP_BWD3,
+    SP_LANE_EMB,       /* tied embeddings: the word-embedding gradient, first + last stage */
     SP_LANE_COUNT
 } sp_lane_t;
 
@@ -86,13 +93,15 @@ typedef enum {
     SP_LANE_CLASS_COUNT
 } sp_lane_class_t;
 
-/* The communicator a lane's stream is created on. */
-typedef enum { SP_GROUP_WORLD = 0, SP_GROUP_TP, SP_GROUP_PP, SP_GROUP_DP } sp_group_t;
+/* The communicator a lane's stream is created on. EMB: Megatron's embedding group, the first
+ * and the last pipeline stage of one DP replica and TP rank (sp_program_embedding_group). */
+typedef enum { SP_GROUP_WORLD = 0, SP_GROUP_TP, SP_GROUP_PP, SP_GROUP_DP, SP_GROUP_EMB } sp_group_t;
 
 sp_lane_class_t sp_lane_class(int lane);
 sp_group_t sp_lane_group(int lane);
 const char *sp_lane_class_name(int cls); /* "compute", "tp", "pp", "dp"; "?" otherwise */
 int sp_lane_pp_colour(int lane);         /* edge colour of a pipeline lane, else -1 */
+sp_lane_t sp__lane_pp(int backward, int colour); /* the pipeline lane of a direction, colour */
 
 typedef enum { SP_TASK_COMPUTE = 0, SP_TASK_COLL, SP_TASK_SEND, SP_TASK_RECV } sp_task_kind_t;
 
@@ -164,6 +173,15 @@ typedef struct {
     uint64_t layer_param_bytes; /* one layer's parameters on one TP rank */
     uint64_t logits_param_bytes; /* output layer and (first stage) input embedding, per TP rank */
     uint64_t bucket_bytes;     /* DDP bucket size, bytes of gradients in grad_dtype */
+    /* 1: the input embedding and the output layer share their weight (Megatron's default; 0:
+     * --untie-embeddings-and-output-weights): with the two on different stages, their gradient
+     * (logits_param_bytes) is all-reduced over the embedding group after the DP reduction */
+    int tied_embeddings;
+    /* elements of the parameters Megatron marks sequence-parallel (norm weights and biases,
+     * row-parallel biases; replicated on the TP ranks) per layer, and of the final norm on the
+     * last virtual stage: with tp > 1 and sequence parallelism their gradients are all-reduced
+     * over the TP group once per step, in grad_dtype (Megatron's allreduce_layernorm_grads) */
+    uint64_t sp_layer_params, sp_final_params;
 } sp_program_config_t;
 
 typedef struct {
@@ -183,6 +201,19 @@ void sp_program_free(sp_program_t *prog); /* NULL or zeroed: no-op */
 /* Pipeline edge colours the configuration's placement uses, at least 3 (the lanes every run
  * creates): 4 for the V placement. The same on every stage; lanes of colour >= this are unused. */
 int sp_program_pp_colours(const sp_program_config_t *c);
+
+/* Megatron's embedding group for stage: -1 when the configuration has none (untied, p = 1, or
+ * the first and the last virtual stage on one stage, as the V places them), 1 when stage is the
+ * first or the last stage, 0 for a stage between them. */
+int sp_program_embedding_group(const sp_program_config_t *c, int stage);
+
+/* The timeline's `seq` of the collective that is task `index` of a rank's program on lane, in
+ * step (docs/SCHEMA.md): one instance per group, task and step, by family (TP 0, DP 1, the
+ * embedding group 2) and the group's colour in its family (colors: tp, dp, emb); the embedding
+ * group's two stages run different programs, so its instance is numbered by its order on the
+ * lane (one per step). max_tasks: the most tasks per step of any rank. */
+uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
+                     size_t index);
 
 /* Stream entries a lane needs for one step (waits, records and the task itself), for backends
  * with bounded queues. */

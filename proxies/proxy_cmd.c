@@ -69,13 +69,13 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            model.name, model.layers, model.hidden, model.ffn, model.seq, model.micro_batch,
            sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
     printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
-           "overlap %s, gradients reduced in %s; %.3g TFLOP/s per device; %zu tasks per step on "
-           "rank 0\n# compute: %s\n",
+           "overlap %s, gradients reduced in %s; embeddings %s; %.3g TFLOP/s per device; %zu "
+           "tasks per step on rank 0\n# compute: %s\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           sp_proxy_grad_reduce_names[o->grad_reduce], r->info.tflops,
-           sp_engine_program(r->eng)->n, r->compute);
+           sp_proxy_grad_reduce_names[o->grad_reduce], sp_proxy_embedding_desc(c),
+           r->info.tflops, sp_engine_program(r->eng)->n, r->compute);
     if (o->steps > 0) {
         printf("# %ld warm-up step(s), %ld measured step(s)\n", o->warmup_steps, o->steps);
     } else {
@@ -94,7 +94,26 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
     sp_proxy_table_header(stdout);
 }
 
-/* Split world into the TP, PP and DP groups of the layout. */
+/* Megatron's embedding group (program.h): the first and the last stage of one DP replica and
+ * TP rank; a stage between them gets a communicator of its own (it creates the lane's stream
+ * like every rank, and leaves it idle). None without the group. Collective over world. */
+static void split_embedding(sp_ctx_t *ctx, proxy_run_t *r)
+{
+    sp_layout_coord_t at;
+    int in;
+
+    r->comms.emb = MPI_COMM_NULL;
+    r->comms.emb_color = -1;
+    if (sp_program_embedding_group(&r->cfg, 0) < 0 ||
+        sp_layout_coord(&r->layout, ctx->rank, &at) != SP_OK) {
+        return;
+    }
+    in = sp_program_embedding_group(&r->cfg, at.pp) == 1;
+    r->comms.emb_color = in ? at.dp * r->layout.tp + at.tp : ctx->nranks + ctx->rank;
+    MPI_Comm_split(ctx->world, r->comms.emb_color, at.pp, &r->comms.emb);
+}
+
+/* Split world into the TP, PP and DP groups of the layout, and the embedding group. */
 static void split_comms(sp_ctx_t *ctx, proxy_run_t *r)
 {
     static const sp_layout_group_t fam[3] = {SP_LAYOUT_GROUP_TP, SP_LAYOUT_GROUP_PP,
@@ -110,13 +129,14 @@ static void split_comms(sp_ctx_t *ctx, proxy_run_t *r)
     }
     r->comms.tp_color = color[0];
     r->comms.dp_color = color[2];
+    split_embedding(ctx, r);
 }
 
 static void free_comms(proxy_run_t *r)
 {
-    MPI_Comm *c[3] = {&r->comms.tp, &r->comms.pp, &r->comms.dp};
+    MPI_Comm *c[4] = {&r->comms.tp, &r->comms.pp, &r->comms.dp, &r->comms.emb};
 
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
         if (*c[f] != MPI_COMM_NULL) {
             MPI_Comm_free(c[f]);
         }
@@ -352,7 +372,7 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     sp_status_t st;
 
     memset(&r, 0, sizeof(r));
-    r.comms.tp = r.comms.pp = r.comms.dp = MPI_COMM_NULL;
+    r.comms.tp = r.comms.pp = r.comms.dp = r.comms.emb = MPI_COMM_NULL;
     st = setup(ctx, o, &r);
     if (st != SP_OK) {
         goto out;

@@ -49,6 +49,11 @@ static const sp_opt_def_t proxy_defs[] = {
     {"sequence-parallel", 0, SP_OPT_FLAG, OFF(sequence_parallel), NULL, NULL,
      "tensor parallelism with sequence parallelism: all-gather + reduce-scatter per block", 0, -1,
      NULL, 0},
+    {"untie-embeddings-and-output-weights", 0, SP_OPT_FLAG, OFF(untie_embeddings), NULL, NULL,
+     "Megatron-LM's flag: separate input embedding and output weights, so no all-reduce of the "
+     "embedding gradient between the first and the last stage; default: tied (pp > 1: one "
+     "all-reduce of vocab/tp x hidden gradients per step)",
+     0, -1, NULL, 0},
     {"dp-mode", 0, SP_OPT_CHOICE, OFF(dp_mode), "ddp", "MODE",
      "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers and "
      "reduce-scatters per layer)",
@@ -112,6 +117,16 @@ const sp_opt_table_t sp_proxy_opt_table = {
 sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts)
 {
     return opts->grad_reduce == 1 ? SP_DTYPE_BFLOAT16 : SP_DTYPE_FLOAT;
+}
+
+const char *sp_proxy_embedding_desc(const sp_program_config_t *cfg)
+{
+    if (!cfg->tied_embeddings) {
+        return "untied";
+    }
+    return sp_program_embedding_group(cfg, 0) >= 0
+               ? "tied (gradient all-reduced by the first and the last stage)"
+               : "tied (one stage holds both ends)";
 }
 
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts)
@@ -319,6 +334,8 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->layer_param_bytes = sp_model_layer_param_bytes(&model, layout->tp);
     cfg_p->logits_param_bytes =
         (uint64_t)model.vocab * (uint64_t)model.hidden / (uint64_t)layout->tp * elt;
+    cfg_p->tied_embeddings = !opts->untie_embeddings;
+    sp_model_sp_params(&model, &cfg_p->sp_layer_params, &cfg_p->sp_final_params);
     cfg_p->bucket_bytes = (uint64_t)(opts->bucket_mib * 1048576.0);
     if (cfg_p->bucket_bytes < sp_dtype_size(cfg_p->grad_dtype)) {
         cfg_p->bucket_bytes = sp_dtype_size(cfg_p->grad_dtype);

@@ -25,6 +25,7 @@ typedef struct {
     long pp;      /* pipeline stages; 0: from the world size */
     long dp;      /* data-parallel size; 0: from the world size */
     int sequence_parallel;
+    int untie_embeddings; /* --untie-embeddings-and-output-weights */
     int quiet; /* no progress line */
     int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
     double bucket_mib;
@@ -93,5 +94,9 @@ extern const char *const sp_proxy_grad_reduce_names[2];
 
 /* The dtype --grad-reduce-dtype names. */
 sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts);
+
+/* The embedding as the header line states it: "tied (gradient all-reduced by the first and the
+ * last stage)", "tied (one stage holds both ends)" or "untied". Static storage. */
+const char *sp_proxy_embedding_desc(const sp_program_config_t *cfg);
 
 #endif

@@ -66,6 +66,7 @@ CATEGORIES = [
     ("PP recv", "#a6d8a0"),
     ("DP collective", "#c44e52"),
     ("FSDP gather", "#8172b3"),
+    ("embedding grad", "#937860"),
 ]
 CAT_COLOUR = dict(CATEGORIES)
 # sub-rows of a rank's row in a proxy timeline, top to bottom
@@ -493,10 +494,12 @@ def category(kind_name, lane, op_name):
         return "compute", kind_name if kind_name in CAT_COLOUR else "compute"
     if lane == 1:
         return "TP", "TP collective"
-    if 2 <= lane <= 7:
+    if 2 <= lane <= 7 or lane in (10, 11):
         return "PP", "PP send" if kind_name == "send" else "PP recv"
     if lane == 9:
         return "DP", "FSDP gather"
+    if lane == 12:  # the embedding group's all-reduce (tied embeddings, first + last stage)
+        return "DP", "embedding grad"
     return "DP", "DP collective"
 
 

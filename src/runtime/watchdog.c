@@ -29,6 +29,8 @@ typedef struct {
     uint64_t beats;   /* beats so far: equal on ranks at the same point of the run */
     double waited_s;  /* since the last beat */
     double timeout_s; /* the timeout in force */
+    double limit_s;   /* the silence allowed now: timeout_s, longer in a predicted long task */
+    double predicted_s; /* that task's predicted length, 0: none */
     char what[WHAT_LEN];
 } state_t;
 
@@ -37,6 +39,7 @@ struct sp_watchdog {
     sp_wdnet_t *net;
     int rank, nranks;
     double timeout_s;
+    double predicted_s; /* sp_watchdog_expect */
     pthread_t thread;
     pthread_mutex_t lock;
     uint64_t beats;
@@ -59,6 +62,11 @@ static void snapshot(sp_watchdog_t *wd, state_t *s)
     s->beats = wd->beats;
     s->waited_s = (double)(sp_time_ns() - wd->last_ns) / 1e9;
     s->timeout_s = wd->timeout_s;
+    s->predicted_s = wd->predicted_s;
+    s->limit_s = SP_WATCHDOG_PREDICT_FACTOR * wd->predicted_s + SP_WATCHDOG_PREDICT_MARGIN_S;
+    if (!(wd->predicted_s > 0.0) || s->limit_s < s->timeout_s) {
+        s->limit_s = s->timeout_s;
+    }
     memcpy(s->what, wd->what, WHAT_LEN);
     pthread_mutex_unlock(&wd->lock);
 }
@@ -129,7 +137,7 @@ static void report(sp_watchdog_t *wd, const state_t *all, const int *got)
 {
     uint64_t front = 0;
     int lead = 0;
-    char behind[1024] = "", silent[512] = "";
+    char behind[1024] = "", silent[512] = "", allowed[128] = "";
     size_t nb = 0, ns = 0;
 
     for (int r = 0; r < wd->nranks; r++) {
@@ -147,12 +155,16 @@ static void report(sp_watchdog_t *wd, const state_t *all, const int *got)
                                    all[r].waited_s);
         }
     }
+    if (all[0].limit_s > all[0].timeout_s) {
+        snprintf(allowed, sizeof(allowed), "; %.1f s allowed in a task predicted to last %.1f s",
+                 all[0].limit_s, all[0].predicted_s);
+    }
     fprintf(stderr,
-            "scaleprobe: watchdog: no progress for %.1f s (--timeout %.1f) in %s; ranks that did "
-            "not arrive: %s; ranks that did not answer: %s. Ending the job; the result file "
+            "scaleprobe: watchdog: no progress for %.1f s (--timeout %.1f%s) in %s; ranks that "
+            "did not arrive: %s; ranks that did not answer: %s. Ending the job; the result file "
             "keeps every point finished before (status partial).\n",
-            all[lead].waited_s, all[0].timeout_s, all[lead].what, nb ? behind : "none",
-            ns ? silent : "none");
+            all[lead].waited_s, all[0].timeout_s, allowed, all[lead].what,
+            nb ? behind : "none", ns ? silent : "none");
     fflush(stderr);
 }
 
@@ -179,7 +191,7 @@ static void *watch(void *arg)
             if (mine.waited_s > 0.5 * mine.timeout_s) {
                 tell(wd, &mine, &told_ns);
             }
-            if (mine.waited_s > mine.timeout_s + ORPHAN_S) {
+            if (mine.waited_s > mine.limit_s + ORPHAN_S) {
                 fprintf(stderr,
                         "scaleprobe: watchdog: rank %d: no progress for %.1f s in %s, and rank 0 "
                         "did not end the job; ending it\n",
@@ -189,14 +201,14 @@ static void *watch(void *arg)
             }
         } else if (all != NULL && got != NULL && seen != NULL) {
             drain(wd, all, seen);
-            if (mine.waited_s > mine.timeout_s) {
+            if (mine.waited_s > mine.limit_s) {
                 collect(wd, all, seen, got, mine.timeout_s);
                 snapshot(wd, &all[0]);
                 got[0] = 1;
                 report(wd, all, got);
                 MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
             }
-        } else if (mine.waited_s > mine.timeout_s) {
+        } else if (mine.waited_s > mine.limit_s) {
             fprintf(stderr, "scaleprobe: watchdog: no progress for %.1f s in %s\n",
                     mine.waited_s, mine.what);
             MPI_Abort(wd->comm, SP_WATCHDOG_EXIT);
@@ -259,6 +271,7 @@ void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
     va_end(ap);
     wd->beats++;
     wd->last_ns = sp_time_ns();
+    wd->predicted_s = 0.0;
     pthread_mutex_unlock(&wd->lock);
 }
 
@@ -269,6 +282,16 @@ void sp_watchdog_alive(sp_watchdog_t *wd)
     }
     pthread_mutex_lock(&wd->lock);
     wd->last_ns = sp_time_ns();
+    pthread_mutex_unlock(&wd->lock);
+}
+
+void sp_watchdog_expect(sp_watchdog_t *wd, double predicted_s)
+{
+    if (wd == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&wd->lock);
+    wd->predicted_s = predicted_s > 0.0 ? predicted_s : 0.0;
     pthread_mutex_unlock(&wd->lock);
 }
 

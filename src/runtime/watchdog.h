@@ -4,7 +4,8 @@
  * the timeout, its watchdog asks every other rank's watchdog (over a communicator of their own)
  * for its last beat, collects the answers for 3 s, names the ranks behind the most advanced one
  * (the ones that did not arrive) and those that did not answer, with what each was last doing,
- * and ends the job with MPI_Abort. The result file needs nothing more: it is flushed after every point
+ * and ends the job with MPI_Abort. A rank in a task predicted to be long gets longer
+ * (sp_watchdog_expect). The result file needs nothing more: it is flushed after every point
  * and says "partial" until a clean close. A rank whose rank 0 never ends the job (rank 0 dead)
  * ends it itself 10 s later. */
 #ifndef SP_WATCHDOG_H
@@ -29,6 +30,18 @@ void sp_watchdog_beat(sp_watchdog_t *wd, const char *fmt, ...)
 /* Mark the rank alive without a new beat (the same beat number and activity): a long phase
  * whose parts complete (the proxy's tasks) is progress, not a hang. NULL wd: nothing. */
 void sp_watchdog_alive(sp_watchdog_t *wd);
+
+/* The deadline of a predicted long task: a rank whose work in flight is predicted to last P
+ * seconds with no progress to show (one long compute task) may stay silent for
+ * max(timeout, SP_WATCHDOG_PREDICT_FACTOR x P + SP_WATCHDOG_PREDICT_MARGIN_S) since its last
+ * progress; outside such a task the timeout holds. */
+#define SP_WATCHDOG_PREDICT_FACTOR 3.0
+#define SP_WATCHDOG_PREDICT_MARGIN_S 1.0
+
+/* Say that the work now in flight is predicted to last predicted_s seconds without progress
+ * (the rule above), until the next call or beat; predicted_s <= 0: the timeout alone again. Does
+ * not count as progress. NULL wd: nothing. */
+void sp_watchdog_expect(sp_watchdog_t *wd, double predicted_s);
 
 /* Change the timeout (e.g. behind a backend that bounds its own waits). NULL wd: nothing. */
 void sp_watchdog_set_timeout(sp_watchdog_t *wd, double timeout_s);

@@ -81,7 +81,8 @@ check(u[("proxy_ranks.csv", "step_ms")] == "ms" and u[("proxy_ranks.csv", "bubbl
       "columns.csv: step_ms ms, bubble_frac fraction")
 ev = pd.read_csv(os.path.join(tmp, "p", "events.csv"))
 lanes = set(ev.lane_name)
-check("compute" in lanes and any(l.startswith("pp_") for l in lanes) and "dp" in lanes,
+check("compute" in lanes and any(l.startswith("pp_") for l in lanes) and "dp" in lanes
+      and "emb" in lanes,
       "events.csv lane names: %s" % " ".join(sorted(lanes)))
 tr = json.load(open(os.path.join(tmp, "p.json")))
 names = {e["args"]["name"] for e in tr["traceEvents"] if e.get("name") == "thread_name"}

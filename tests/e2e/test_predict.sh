@@ -29,6 +29,36 @@ else
   cat "$TMP/ab.out"
 fi
 
+# Megatron's closing all-reduces in the predicted program, from the exported events: tied
+# embeddings (the default) put one all-reduce of vocab/tp x h = 256 x 256 fp32 gradients
+# (262,144 B) on the embedding group's lane of each end stage, and lengthen the step;
+# --untie-embeddings-and-output-weights removes it. With --sequence-parallel the norm weights'
+# gradients (the Llama-style tiny: 2h = 512 per layer, 2 layers per stage, the final norm's 256
+# on the last stage) are all-reduced over TP once per step: 4,096 B on stage 0, 5,120 on stage 1.
+emb_rows() { awk -F, '$3 == "emb" { print $1 ":" $5 ":" $14 }' "$1/events.csv" | sort | tr '\n' ' '; }
+# shellcheck disable=SC2086
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --dp 2 --microbatches 4 --alpha-us 20 --beta-gbps 5 \
+  --untie-embeddings-and-output-weights -O "$TMP/untied.h5" >"$TMP/untied.out" 2>&1 &&
+  "$SCALEPROBE" predict $small --tp 2 --pp 2 --dp 2 --microbatches 4 --alpha-us 20 \
+    --beta-gbps 5 --sequence-parallel -O "$TMP/sp.h5" >"$TMP/sp.out" 2>&1 &&
+  for k in ab untied sp; do "$SCALEPROBE" export "$TMP/$k.h5" --csv "$TMP/$k.csv" >/dev/null 2>&1; done
+tied=$(emb_rows "$TMP/ab.csv")
+untied=$(emb_rows "$TMP/untied.csv")
+step_tied=$(awk '$1 == "0" { print $2; exit }' "$TMP/ab.out")
+step_untied=$(awk '$1 == "0" { print $2; exit }' "$TMP/untied.out")
+if [ "$tied" = "0:all_reduce:262144 2:all_reduce:262144 " ] && [ -z "$untied" ] &&
+  grep -q 'embeddings tied (gradient all-reduced by the first and the last stage)' "$TMP/ab.out" &&
+  grep -q 'embeddings untied' "$TMP/untied.out" &&
+  awk -v t="$step_tied" -v u="$step_untied" 'BEGIN { exit !(t > u && u > 0) }'; then
+  ok "tied embeddings: one all-reduce of 262144 B per end stage, step $step_tied ms; untied: none, $step_untied ms"
+else
+  not_ok "tied embeddings: emb events '$tied' (untied '$untied'), steps $step_tied / $step_untied ms"
+fi
+ln=$(awk -F, '$3 == "tp" && $8 == -1 && $5 == "all_reduce" { print $1 ":" $6 ":" $14 }' "$TMP/sp.csv/events.csv" | sort | tr '\n' ' ')
+[ "$ln" = "0:float:4096 2:float:5120 " ] &&
+  ok "sequence parallelism: the norm gradients' all-reduce over TP, 4096 B on stage 0, 5120 B on stage 1" ||
+  not_ok "sequence parallelism: closing TP all-reduces '$ln'"
+
 "$SCALEPROBE" report "$TMP/ab.h5" >"$TMP/ab.rep" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^# PREDICTED by scaleprobe predict, not measured; cost model: alpha-beta: alpha 20 us, beta 5 GB/s' "$TMP/ab.rep" &&
@@ -153,7 +183,7 @@ rc=$?
 # communication model's and the host's noise).
 acc="--hidden 512 --ffn 2048 --heads 8 --seq 128 --layers 4 --vocab 1024 --tflops 0.5"
 # shellcheck disable=SC2086
-sp_mpirun 2 coll --collectives sendrecv,all_reduce -b 16K -e 1M -f 4 --max-time 0.5 -O "$TMP/s2.h5" \
+sp_mpirun 2 coll --collectives sendrecv,all_reduce -b 16K -e 4M -f 4 --max-time 0.5 -O "$TMP/s2.h5" \
   >/dev/null 2>&1 &&
   sp_mpirun 2 proxy $acc --pp 2 --microbatches 8 -O "$TMP/m2.h5" >"$TMP/m2.out" 2>&1 ||
   { not_ok "the 2-rank sweep and proxy"; finish; }

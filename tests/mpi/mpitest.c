@@ -55,6 +55,8 @@ void sp_test_comms(sp_ctx_t *ctx, const sp_layout_t *layout, sp_engine_comms_t *
     SP_TEST_EQ_INT(sp_layout_split(layout, SP_LAYOUT_GROUP_DP, ctx->rank, &color, &key), SP_OK);
     MPI_Comm_split(ctx->world, color, key, &comms->dp);
     comms->dp_color = color;
+    comms->emb = MPI_COMM_NULL; /* the tests' programs have untied embeddings: no group */
+    comms->emb_color = -1;
 }
 
 void sp_test_comms_free(sp_engine_comms_t *comms)

@@ -262,6 +262,23 @@ static void test_gpt3_params(void **state)
     assert_int_equal(sp_model_layer_params(&m), 1811939328);
 }
 
+/* The parameters Megatron marks sequence-parallel: GPT-3 (LayerNorm with bias, linear biases):
+ * 2 x 2h + 2h = 6 x 12288 = 73728 per layer, the final LayerNorm 2h = 24576; Llama-3 8B
+ * (RMSNorm, no biases): 2h = 8192 per layer, the final norm h = 4096. */
+static void test_sp_params(void **state)
+{
+    sp_model_t gpt = preset("gpt3-175b"), llama = preset("llama3-8b");
+    uint64_t layer = 0, final = 0;
+
+    (void)state;
+    sp_model_sp_params(&gpt, &layer, &final);
+    assert_int_equal(layer, 73728);
+    assert_int_equal(final, 24576);
+    sp_model_sp_params(&llama, &layer, &final);
+    assert_int_equal(layer, 8192);
+    assert_int_equal(final, 4096);
+}
+
 /* ---- TP communication ---- */
 
 /* GPT-3, b = 1: b*s*h = 2048 * 12288 = 25165824 elements, 50331648 bytes in bfloat16. */
@@ -327,7 +344,7 @@ int main(void)
         cmocka_unit_test(test_tp_division),     cmocka_unit_test(test_causal),
         cmocka_unit_test(test_ffn_generalised), cmocka_unit_test(test_llama3_8b),
         cmocka_unit_test(test_gpt3_params),     cmocka_unit_test(test_tp_comm),
-        cmocka_unit_test(test_flops_per_step),
+        cmocka_unit_test(test_flops_per_step),  cmocka_unit_test(test_sp_params),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

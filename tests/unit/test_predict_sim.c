@@ -277,6 +277,39 @@ static void test_hand_pipeline(void **state)
     sp_predict_result_free(&res);
 }
 
+/* test_hand_pipeline's step with tied embeddings: the word-embedding gradient's all-reduce (512
+ * bytes in bf16, 2 ranks: 5,000 + 512 / 50 = 5,010 ns) starts when both ends have reached it:
+ * stage 1 after its backward at 26,490, stage 0 after its own at 52,190; so both run it over
+ * [52,190, 57,200] and the step is 57,200 ns (stage 1 alone would have ended it at 31,500). */
+static void test_hand_tied(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_GPIPE, 2, 1, 1);
+    sp_predict_ab_t ab = {.alpha_us = 5.0, .beta_gbps = 50.0};
+    sp_program_t progs[2];
+    sp_predict_result_t res;
+
+    (void)state;
+    cfg.flops_logits = 30;
+    cfg.p2p_bytes = 1000000;
+    cfg.tied_embeddings = 1;
+    for (int s = 0; s < 2; s++) {
+        sp_program_config_t c = cfg;
+        c.stage = s;
+        assert_int_equal(sp_program_build(&c, &progs[s]), SP_OK);
+        assert_int_equal(progs[s].tasks[progs[s].n - 1].lane, SP_LANE_EMB);
+    }
+    assert_int_equal(sp_predict_run(progs, 2, 1, 1, sp_predict_cost_ab, &ab, &res), SP_OK);
+    assert_int_equal(res.step_ns, 57200);
+    for (int s = 0; s < 2; s++) {
+        /* reached at 52,190 and 26,490 (stage 1 waits for stage 0, as the engine measures a
+         * collective with a late peer); both end together */
+        assert_int_equal(res.spans[s][progs[s].n - 1].start_ns, s == 0 ? 52190 : 26490);
+        assert_int_equal(res.spans[s][progs[s].n - 1].end_ns, 57200);
+        sp_program_free(&progs[s]);
+    }
+    sp_predict_result_free(&res);
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -470,7 +503,7 @@ int main(void)
         cmocka_unit_test(test_hand_tp),            cmocka_unit_test(test_hand_pipeline),
         cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
-        cmocka_unit_test(test_sweeps),
+        cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

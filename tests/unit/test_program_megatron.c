@@ -4,7 +4,9 @@
  *   A: 1F1B p=2 m=4, stage 0, tp 2 (all-reduce), DDP dp 2, one bucket for the whole chunk
  *   B: interleaved p=2 m=4 v=2, stage 1, tp 4 with sequence parallelism, FSDP dp 2
  *   C: ZB-H1 p=4 m=4, stage 3, tp 2 with sequence parallelism, DDP dp 2, 2048-byte buckets
- * and the gradient dtype: fp32 (Megatron's default with bf16) reduces twice bf16's bytes. */
+ * and the gradient dtype: fp32 (Megatron's default with bf16) reduces twice bf16's bytes; the
+ * step's closing all-reduces of the sequence-parallel parameters (TP) and of the tied embedding
+ * (first and last stage). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -262,6 +264,131 @@ static void test_tp_outside_layers(void **state)
     }
 }
 
+/* Row r of a table run in both gradient types: fp32 for an even r, bf16 for an odd one. */
+static sp_program_config_t both_types(int which, size_t r, sp_dtype_t *grad_p)
+{
+    *grad_p = r % 2 ? SP_DTYPE_BFLOAT16 : SP_DTYPE_FLOAT;
+    return layout(which, *grad_p);
+}
+
+/* The step's closing all-reduce on lane (a collective of no schedule op): checks that there are
+ * `want` of them (0 or 1) and that the one is the step's last task, of `elements` in grad, and
+ * waits for the task before it in Megatron's order (the previous closing all-reduce, else the
+ * last DP reduction; the layouts have dp 2). */
+static void check_closing(const sp_program_t *pr, int lane, size_t want, uint64_t elements,
+                          sp_dtype_t grad)
+{
+    size_t n = 0, at = 0;
+    const sp_task_t *t;
+
+    for (size_t i = 0; i < pr->n; i++) {
+        t = &pr->tasks[i];
+        if (t->lane == lane && t->kind == SP_TASK_COLL && t->sched_type == -1) {
+            n++;
+            at = i;
+        }
+    }
+    assert_int_equal(n, want);
+    if (want == 0) {
+        return;
+    }
+    t = &pr->tasks[at];
+    assert_int_equal(t->coll, SP_COLL_ALL_REDUCE);
+    assert_int_equal(t->layer, -1);
+    assert_int_equal(t->count, elements);
+    assert_int_equal(t->dtype, grad);
+    assert_int_equal(t->bytes, elements * (grad == SP_DTYPE_FLOAT ? 4 : 2));
+    assert_int_equal(at, pr->n - 1); /* nothing else in the step after it */
+    for (size_t i = at; i-- > 0;) {
+        const sp_task_t *u = &pr->tasks[i];
+        if (u->lane == SP_LANE_DP || u->lane == SP_LANE_DP_GATHER ||
+            (u->lane == SP_LANE_TP && u->sched_type == -1)) {
+            assert_true(t->deps[0] == (int32_t)i || t->deps[1] == (int32_t)i);
+            return;
+        }
+    }
+    fail_msg("no DP reduction before the closing all-reduce");
+}
+
+/* The step's last TP all-reduce of the sequence-parallel parameters' gradients (Megatron's
+ * allreduce_layernorm_grads), counted by hand with h = 8: the GPT structure's 6h = 48 elements per
+ * layer, its final norm 2h = 16 on the last virtual stage:
+ *   A with SP (stage 0 of 2: 2 layers, not the last stage): 2 x 48 = 96
+ *   B (interleaved, stage 1: chunks 1 and 3, 4 layers, holds the last virtual stage): 208
+ *   C (ZB-H1, stage 3 of 4: 2 layers, the last): 2 x 48 + 16 = 112
+ * one per step, in the gradient dtype, after every DP reduction of the step; none without SP or
+ * with tp = 1. */
+static void test_layernorm_grads(void **state)
+{
+    static const struct {
+        int layout, sp, tp;
+        uint64_t elements;
+    } want[] = {
+        {LAYOUT_A, 1, 2, 96}, {LAYOUT_B, 1, 4, 208}, {LAYOUT_C, 1, 2, 112},
+        {LAYOUT_A, 0, 2, 0},  {LAYOUT_C, 1, 1, 0},
+    };
+
+    (void)state;
+    for (size_t r = 0; r < 2 * sizeof(want) / sizeof(want[0]); r++) {
+        size_t k = r / 2;
+        sp_dtype_t grad;
+        sp_program_config_t c = both_types(want[k].layout, r, &grad);
+        sp_program_t pr;
+        c.sequence_parallel = want[k].sp;
+        c.tp = want[k].tp;
+        c.sp_layer_params = 48;
+        c.sp_final_params = 16;
+        build(&c, &pr);
+        check_closing(&pr, SP_LANE_TP, want[k].elements > 0, want[k].elements, grad);
+        sp_program_free(&pr);
+    }
+}
+
+/* Tied embeddings: the word-embedding gradient, vocab/tp x h = 512/2 x 8 = 2048 elements
+ * (logits_param_bytes 4096 in bf16), all-reduced once per step over the embedding group on the
+ * first and the last stage, in the gradient dtype (fp32: 8192 bytes, bf16: 4096), after the DP
+ * reductions and (SP: B, C) the layernorm all-reduce; nothing on a stage between, with p = 1,
+ * untied, or with ZB-V (both ends on stage 0). */
+static void test_tied_embeddings(void **state)
+{
+    static const struct {
+        int layout, p, v, stage, tied, group;
+        sp_sched_kind_t kind;
+    } want[] = {
+        {LAYOUT_A, 2, 1, 0, 1, 1, SP_SCHED_1F1B},  {LAYOUT_A, 2, 1, 1, 1, 1, SP_SCHED_1F1B},
+        {LAYOUT_A, 2, 1, 0, 0, -1, SP_SCHED_1F1B}, {LAYOUT_A, 1, 1, 0, 1, -1, SP_SCHED_1F1B},
+        {LAYOUT_C, 4, 1, 0, 1, 1, SP_SCHED_ZBH1},  {LAYOUT_C, 4, 1, 1, 1, 0, SP_SCHED_ZBH1},
+        {LAYOUT_C, 4, 1, 2, 1, 0, SP_SCHED_ZBH1},  {LAYOUT_C, 4, 1, 3, 1, 1, SP_SCHED_ZBH1},
+        {LAYOUT_B, 2, 2, 0, 1, 1, SP_SCHED_INTERLEAVED},
+        {LAYOUT_B, 2, 2, 1, 1, 1, SP_SCHED_INTERLEAVED},
+        {LAYOUT_A, 2, 2, 0, 1, -1, SP_SCHED_ZBV},  {LAYOUT_A, 2, 2, 1, 1, -1, SP_SCHED_ZBV},
+    };
+
+    (void)state;
+    for (size_t r = 0; r < 2 * sizeof(want) / sizeof(want[0]); r++) {
+        size_t k = r / 2;
+        sp_dtype_t grad;
+        sp_program_config_t c = both_types(want[k].layout, r, &grad);
+        sp_program_t pr;
+        c.kind = want[k].kind;
+        c.p = want[k].p;
+        c.m = want[k].kind == SP_SCHED_ZBV ? 4 : c.m;
+        c.v = want[k].v;
+        c.stage = want[k].stage;
+        c.tied_embeddings = want[k].tied;
+        c.logits_param_bytes = 512 / 2 * 8 * 2;
+        c.sp_layer_params = 48;
+        assert_int_equal(sp_program_embedding_group(&c, c.stage), want[k].group);
+        build(&c, &pr);
+        check_closing(&pr, SP_LANE_EMB, want[k].group == 1, 2048, grad);
+        if (c.sequence_parallel && want[k].group == 1) { /* right after the layernorm's */
+            assert_int_equal(pr.tasks[pr.n - 2].lane, SP_LANE_TP);
+            assert_int_equal(pr.tasks[pr.n - 2].sched_type, -1);
+        }
+        sp_program_free(&pr);
+    }
+}
+
 static void test_grad_dtype_invalid(void **state)
 {
     sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_INT32);
@@ -279,6 +406,8 @@ int main(void)
         cmocka_unit_test(test_sp_backward_order),
         cmocka_unit_test(test_grad_dtype),
         cmocka_unit_test(test_tp_outside_layers),
+        cmocka_unit_test(test_layernorm_grads),
+        cmocka_unit_test(test_tied_embeddings),
         cmocka_unit_test(test_grad_dtype_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

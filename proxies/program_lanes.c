@@ -1,0 +1,88 @@
+/* The proxy's lanes (streams): what class of traffic each carries, the communicator it is created
+ * on, the pipeline lanes by edge colour, and who is in the embedding group (program.h). */
+#include "program.h"
+
+static const struct {
+    sp_lane_class_t cls;
+    sp_group_t group;
+} lane_table[SP_LANE_COUNT] = {
+    [SP_LANE_COMPUTE] = {SP_LANE_CLASS_COMPUTE, SP_GROUP_WORLD},
+    [SP_LANE_TP] = {SP_LANE_CLASS_TP, SP_GROUP_TP},
+    [SP_LANE_PP_FWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_FWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_FWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD0] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD1] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD2] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_DP] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
+    [SP_LANE_DP_GATHER] = {SP_LANE_CLASS_DP, SP_GROUP_DP},
+    [SP_LANE_PP_FWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    [SP_LANE_PP_BWD3] = {SP_LANE_CLASS_PP, SP_GROUP_PP},
+    /* a gradient reduction, charged with the DP class's (Megatron times it in its grad sync) */
+    [SP_LANE_EMB] = {SP_LANE_CLASS_DP, SP_GROUP_EMB},
+};
+
+static const char *const class_names[SP_LANE_CLASS_COUNT] = {"compute", "tp", "pp", "dp"};
+
+static const sp_lane_t pp_lanes[2][SP_PP_COLOURS] = {
+    {SP_LANE_PP_FWD0, SP_LANE_PP_FWD1, SP_LANE_PP_FWD2, SP_LANE_PP_FWD3},
+    {SP_LANE_PP_BWD0, SP_LANE_PP_BWD1, SP_LANE_PP_BWD2, SP_LANE_PP_BWD3},
+};
+
+sp_lane_class_t sp_lane_class(int lane)
+{
+    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].cls : SP_LANE_CLASS_COMPUTE;
+}
+
+sp_group_t sp_lane_group(int lane)
+{
+    return lane >= 0 && lane < SP_LANE_COUNT ? lane_table[lane].group : SP_GROUP_WORLD;
+}
+
+const char *sp_lane_class_name(int cls)
+{
+    return cls >= 0 && cls < SP_LANE_CLASS_COUNT ? class_names[cls] : "?";
+}
+
+sp_lane_t sp__lane_pp(int backward, int colour)
+{
+    return pp_lanes[backward ? 1 : 0][colour];
+}
+
+int sp_lane_pp_colour(int lane)
+{
+    for (int d = 0; d < 2; d++) {
+        for (int col = 0; col < SP_PP_COLOURS; col++) {
+            if ((int)pp_lanes[d][col] == lane) {
+                return col;
+            }
+        }
+    }
+    return -1;
+}
+
+int sp_program_embedding_group(const sp_program_config_t *c, int stage)
+{
+    int first, last, chunk;
+
+    if (!c->tied_embeddings || c->p < 2) {
+        return -1;
+    }
+    sp_schedule_locate(c->kind, c->p, c->v, 0, &first, &chunk);
+    sp_schedule_locate(c->kind, c->p, c->v, c->p * c->v - 1, &last, &chunk);
+    if (first == last) { /* the V: one rank holds both, the weight is shared in its memory */
+        return -1;
+    }
+    return stage == first || stage == last;
+}
+
+uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
+                     size_t index)
+{
+    sp_group_t g = sp_lane_group(lane);
+    int fam = g == SP_GROUP_DP ? 1 : g == SP_GROUP_EMB ? 2 : 0;
+
+    return (((uint64_t)step * 3u + (uint64_t)fam) * (uint64_t)world + (uint64_t)colors[fam]) *
+               max_tasks +
+           (g == SP_GROUP_EMB ? 0u : (uint64_t)index);
+}
