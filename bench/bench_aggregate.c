@@ -17,6 +17,7 @@
 
 #include "aggregate.h"
 #include "coll.h"
+#include "bench_fs.h"
 #include "result.h"
 #include "stats.h"
 #include "timeutil.h"
@@ -80,19 +81,6 @@ static size_t synth_produce(void *arg, int vrank, uint64_t from, sp_event_rec_t 
     return n;
 }
 
-static int fsync_path(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    int rc;
-
-    if (fd < 0) {
-        return -1;
-    }
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 static long long file_size(const char *path)
 {
     struct stat st;
@@ -136,7 +124,7 @@ static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
     t0 = sp_time_ns();
     status = sp_aggregate(MPI_COMM_WORLD, res, nvranks, src, 8192, 0, NULL);
     if (rank == 0) {
-        if (status == SP_OK && fsync_path(path) == 0) {
+        if (status == SP_OK && bench_fsync_path(path) == 0) {
             t = (double)(sp_time_ns() - t0) * 1e-9;
         }
         sp_result_close(res, status == SP_OK ? "complete" : "failed");
