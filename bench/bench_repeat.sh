@@ -32,8 +32,9 @@ awk -F, -v opts="${opts[*]}" '
     key = ""
     for (j = 1; j <= 6; j++) if (keys[j] in col) key = key " " keys[j] "=" $(col[keys[j]])
     t = $(col["time_us"]) + 0
-    if (FILENAME == ARGV[1]) { first[key] = t; order[++n] = key; next }
+    if (FILENAME == ARGV[1]) { first[key] = t; k1[key] = $(col["batch"]); next }
     if (!(key in first) || first[key] <= 0) next
+    if (k1[key] == $(col["batch"])) samek++
     d = t / first[key] - 1; if (d < 0) d = -d
     m++; if (d <= 0.02) within++
     if (d > worst) { worst = d; wkey = key }
@@ -41,5 +42,6 @@ awk -F, -v opts="${opts[*]}" '
   END {
     if (m == 0) { print "repeat result: no matching points"; exit 1 }
     printf "repeat result: %d of %d points (%.1f%%) within 2%% between two consecutive sweeps " \
-           "(coll %s); worst %.1f%% at%s\n", within, m, 100 * within / m, opts, 100 * worst, wkey
+           "(coll %s); worst %.1f%% at%s; same batch size k at %d of %d\n", within, m, 100 * within / m,
+           opts, 100 * worst, wkey, samek, m
   }' "$dir/csv1/coll_results.csv" "$dir/csv2/coll_results.csv"
