@@ -241,7 +241,7 @@ int main(int argc, char **argv)
                 t[0][r] = rank == 0 ? run_dd(dir, mbytes) : 0.0;
                 /* the others wait without spinning, as they do while rank 0 aggregates */
                 MPI_Ibarrier(MPI_COMM_WORLD, &req);
-                sp_aggregate_wait(&req);
+                sp_aggregate_wait(&req, 20000000);
             } else {
                 t[k][r] = run_once(argv[3], nvranks, &src, filters[k - 1], &size[k]);
             }

@@ -37,21 +37,21 @@ static size_t batch_bytes(size_t n)
     return sizeof(header_t) + n * sizeof(sp_event_rec_t);
 }
 
-void sp_aggregate_wait(MPI_Request *req)
+void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
 {
     long nap_ns = 50000;
     int done = 0;
 
-    /* a short spin answers at once when the peer is quick; then naps growing from 50 us to 1 ms,
-     * so a process that shares rank 0's cores (oversubscription, or more ranks than the node
-     * has cores) does not take the CPU time rank 0 needs to write */
+    /* a short spin answers at once when the peer is quick; then naps growing from 50 us to
+     * max_nap_ns, so a process that shares rank 0's cores (oversubscription, or more ranks than
+     * the node has cores) does not take the CPU time rank 0 needs to write */
     for (int spin = 0; spin < 1000 && !done; spin++) {
         MPI_Test(req, &done, MPI_STATUS_IGNORE);
     }
     while (!done) {
         struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
-        nap_ns = nap_ns < 1000000 ? 2 * nap_ns : nap_ns;
+        nap_ns = 2 * nap_ns < max_nap_ns ? 2 * nap_ns : max_nap_ns;
         MPI_Test(req, &done, MPI_STATUS_IGNORE);
     }
 }
@@ -67,22 +67,26 @@ static void produce(const sp_tl_source_t *src, int vrank, uint64_t from, void *m
 }
 
 /* The owner's side: answer requests until rank 0 says stop. A request arrives only after rank 0
- * received the previous batch, so one buffer serves. */
-static void serve(MPI_Comm comm, const sp_tl_source_t *src, void *msg, size_t batch)
+ * received the previous batch, so one buffer serves. `last` is the highest virtual rank this
+ * process owns (-1: none): once it is sent, only the stop remains, which may wait longer. */
+static void serve(MPI_Comm comm, const sp_tl_source_t *src, void *msg, size_t batch, int64_t last)
 {
+    int finished = last < 0;
+
     for (;;) {
         request_t req;
         MPI_Request mreq;
+        const header_t *hdr = msg;
         MPI_Irecv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, &mreq);
-        sp_aggregate_wait(&mreq);
+        sp_aggregate_wait(&mreq, finished ? 20000000 : 1000000);
         if (req.vrank < 0) {
             return;
         }
         produce(src, (int)req.vrank, req.from, msg, batch);
+        finished = req.vrank == last && (hdr->n == 0 || req.from + hdr->n >= hdr->count);
         /* rank 0 takes it (its receive is posted) while this process waits without a core */
-        MPI_Isend(msg, (int)batch_bytes((size_t)((header_t *)msg)->n), MPI_BYTE, 0, TAG_BATCH,
-                  comm, &mreq);
-        sp_aggregate_wait(&mreq);
+        MPI_Isend(msg, (int)batch_bytes((size_t)hdr->n), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
+        sp_aggregate_wait(&mreq, 1000000);
     }
 }
 
@@ -192,7 +196,9 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
         return SP_ERR_NOMEM;
     }
     if (rank != 0) {
-        serve(comm, src, msg[0], batch);
+        /* the highest v < nvranks with v % nprocs == rank */
+        int64_t last = nvranks > rank ? (int64_t)(nvranks - 1 - (nvranks - 1 - rank) % nprocs) : -1;
+        serve(comm, src, msg[0], batch, last);
     } else {
         status = res != NULL ? sp_result_timeline_open(res, clock_err_ns) : SP_ERR_INVALID;
         sp_status_t s = pull_all(comm, res, nprocs, nvranks, src, msg, batch, &stats);
@@ -216,7 +222,7 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
     free(msg[0]);
     /* the others wait for rank 0's flush without a core */
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
-    sp_aggregate_wait(&req);
+    sp_aggregate_wait(&req, 1000000);
     return status;
 }
 
