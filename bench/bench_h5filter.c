@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_fs.h"
 #include "result.h"
 #include "timeline.h"
 
@@ -43,19 +44,6 @@ static void make_events(sp_event_rec_t *ev, size_t n)
         ev[k].start_ns = (int64_t)(k % 4096 * 10000 + (uint64_t)rank * 37 % 1000 + k * 7919 % 113);
         ev[k].end_ns = ev[k].start_ns + 8000 + (int64_t)(k * 104729 % 997);
     }
-}
-
-static int fsync_path(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    int rc;
-
-    if (fd < 0) {
-        return -1;
-    }
-    rc = fsync(fd);
-    close(fd);
-    return rc;
 }
 
 /* Plain write of the bytes, then fsync: the disk's speed. */
@@ -132,7 +120,7 @@ static double write_h5(const char *path, const sp_event_rec_t *ev, size_t n, sp_
     if (type >= 0) {
         H5Tclose(type);
     }
-    if (bad || fsync_path(path) != 0) {
+    if (bad || bench_fsync_path(path) != 0) {
         return -1.0;
     }
     return now_s() - t0;

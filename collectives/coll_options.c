@@ -116,8 +116,8 @@ static const sp_opt_def_t coll_defs[] = {
      "ranks",
      0, -1, clock_names, 2},
     {"timeline-io", 0, SP_OPT_CHOICE, OFF(timeline_io), "rank0", "HOW",
-     "write the timeline from rank 0 in bounded batches (compressed), or by every rank in one "
-     "collective MPI-IO write (parallel HDF5 builds)",
+     "write the timeline from rank 0 in bounded batches (uncompressed, at disk speed), or by "
+     "every rank in one collective MPI-IO write (parallel HDF5 builds)",
      0, -1, tlio_names, 2},
     SP_RUN_OPT_ROWS(sp_coll_opts_t, run, "coll"),
 };

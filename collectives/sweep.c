@@ -285,7 +285,8 @@ static sp_status_t warm_up(point_run_t *pr)
     return agree_point(ctx, status, &pr->op->args, "warm-up of", (size_t)warmup);
 }
 
-/* Calibration: one operation, max over ranks, decides k for every sample of this point. */
+/* Calibration: the median of SP_CALIBRATION_OPS single operations, max over ranks, decides k for
+ * every sample of this point. */
 static sp_status_t calibrate(point_run_t *pr)
 {
     sp_ctx_t *ctx = pr->ctx;

@@ -6,89 +6,164 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "context.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define TAG_REQ 7201
-#define TAG_HDR 7202
-#define TAG_EVENTS 7203
+#define TAG_BATCH 7202
 
 typedef struct {
     int64_t vrank; /* < 0: no more requests */
     uint64_t from;
 } request_t;
 
+/* One message: this header, then n events. */
 typedef struct {
     uint64_t count;
     uint64_t dropped;
     uint64_t n; /* events in this batch */
 } header_t;
 
-/* The owner's side: answer requests until rank 0 says stop. */
-static void serve(MPI_Comm comm, const sp_tl_source_t *src, sp_event_rec_t *buf, size_t batch)
+static sp_event_rec_t *batch_events(void *msg)
 {
-    for (;;) {
-        request_t req;
-        header_t hdr;
-        MPI_Recv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, MPI_STATUS_IGNORE);
-        if (req.vrank < 0) {
-            return;
-        }
-        hdr.count = src->count(src->arg, (int)req.vrank);
-        hdr.dropped = src->dropped(src->arg, (int)req.vrank);
-        hdr.n =
-            req.from < hdr.count ? src->produce(src->arg, (int)req.vrank, req.from, buf, batch) : 0;
-        MPI_Send(&hdr, (int)sizeof(hdr), MPI_BYTE, 0, TAG_HDR, comm);
-        if (hdr.n > 0) {
-            MPI_Send(buf, (int)(hdr.n * sizeof(*buf)), MPI_BYTE, 0, TAG_EVENTS, comm);
-        }
+    return (sp_event_rec_t *)((char *)msg + sizeof(header_t));
+}
+
+static size_t batch_bytes(size_t n)
+{
+    return sizeof(header_t) + n * sizeof(sp_event_rec_t);
+}
+
+void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
+{
+    long nap_ns = 50000;
+    int done = 0;
+
+    /* a short spin answers at once when the peer is quick; then naps growing from 50 us to
+     * max_nap_ns, so a process that shares rank 0's cores (oversubscription, or more ranks than
+     * the node has cores) does not take the CPU time rank 0 needs to write */
+    for (int spin = 0; spin < 1000 && !done; spin++) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    }
+    while (!done) {
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        nap_ns = 2 * nap_ns < max_nap_ns ? 2 * nap_ns : max_nap_ns;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
     }
 }
 
-/* Rank 0's side for one virtual rank: batches until its events are all written. */
-static sp_status_t pull(MPI_Comm comm, sp_result_t *res, int nprocs, int vrank,
-                        const sp_tl_source_t *src, sp_event_rec_t *buf, size_t batch,
-                        sp_aggregate_stats_t *stats)
+/* The batch of vrank from `from` into msg (header and events). */
+static void produce(const sp_tl_source_t *src, int vrank, uint64_t from, void *msg, size_t batch)
 {
-    int owner = vrank % nprocs;
+    header_t *hdr = msg;
+
+    hdr->count = src->count(src->arg, vrank);
+    hdr->dropped = src->dropped(src->arg, vrank);
+    hdr->n = from < hdr->count ? src->produce(src->arg, vrank, from, batch_events(msg), batch) : 0;
+}
+
+/* The owner's side: answer requests until rank 0 says stop. A request arrives only after rank 0
+ * received the previous batch, so one buffer serves. `last` is the highest virtual rank this
+ * process owns (-1: none): once it is sent, only the stop remains, which may wait longer. */
+static void serve(MPI_Comm comm, const sp_tl_source_t *src, void *msg, size_t batch, int64_t last)
+{
+    int finished = last < 0;
+
+    for (;;) {
+        request_t req;
+        MPI_Request mreq;
+        const header_t *hdr = msg;
+        MPI_Irecv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, &mreq);
+        sp_aggregate_wait(&mreq, finished ? 20000000 : 1000000);
+        if (req.vrank < 0) {
+            return;
+        }
+        produce(src, (int)req.vrank, req.from, msg, batch);
+        finished = req.vrank == last && (hdr->n == 0 || req.from + hdr->n >= hdr->count);
+        /* rank 0 takes it (its receive is posted) while this process waits without a core */
+        MPI_Isend(msg, (int)batch_bytes((size_t)hdr->n), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
+        sp_aggregate_wait(&mreq, 1000000);
+    }
+}
+
+typedef struct {
+    int64_t vrank;
+    uint64_t from;
+    MPI_Request req; /* the posted receive, MPI_REQUEST_NULL when rank 0 makes it */
+} cursor_t;
+
+/* Rank 0 asks the owner of cur for its batch and posts the receive into msg. */
+static void ask(MPI_Comm comm, int nprocs, cursor_t *cur, void *msg, size_t batch)
+{
+    int owner = (int)(cur->vrank % nprocs);
+
+    cur->req = MPI_REQUEST_NULL;
+    if (owner != 0) {
+        request_t req = {cur->vrank, cur->from};
+        MPI_Irecv(msg, (int)batch_bytes(batch), MPI_BYTE, owner, TAG_BATCH, comm, &cur->req);
+        MPI_Send(&req, (int)sizeof(req), MPI_BYTE, owner, TAG_REQ, comm);
+    }
+}
+
+/* Rank 0 completes the batch of cur into msg: received, or made here. */
+static void take(cursor_t *cur, const sp_tl_source_t *src, void *msg, size_t batch)
+{
+    if (cur->req == MPI_REQUEST_NULL) {
+        produce(src, (int)cur->vrank, cur->from, msg, batch);
+    } else {
+        MPI_Wait(&cur->req, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Rank 0's side: every virtual rank's batches in order, two buffers: the next batch is asked
+ * for, and its receive posted, before this one is written, so it arrives while rank 0 writes.
+ * On a write error rank 0 keeps pulling (and dropping) so every owner is released. */
+static sp_status_t pull_all(MPI_Comm comm, sp_result_t *res, int nprocs, int nvranks,
+                            const sp_tl_source_t *src, void *msg[2], size_t batch,
+                            sp_aggregate_stats_t *stats)
+{
+    cursor_t cur = {0, 0, MPI_REQUEST_NULL};
     sp_tl_rank_t row;
-    uint64_t from = 0;
     sp_status_t status = SP_OK;
+    int b = 0;
 
     memset(&row, 0, sizeof(row));
-    row.rank = vrank;
-    row.offset = sp_result_timeline_count(res);
-    for (;;) {
-        header_t hdr;
-        if (owner == 0) {
-            hdr.count = src->count(src->arg, vrank);
-            hdr.dropped = src->dropped(src->arg, vrank);
-            hdr.n = from < hdr.count ? src->produce(src->arg, vrank, from, buf, batch) : 0;
-        } else {
-            request_t req = {vrank, from};
-            MPI_Send(&req, (int)sizeof(req), MPI_BYTE, owner, TAG_REQ, comm);
-            MPI_Recv(&hdr, (int)sizeof(hdr), MPI_BYTE, owner, TAG_HDR, comm, MPI_STATUS_IGNORE);
-            if (hdr.n > 0) {
-                MPI_Recv(buf, (int)(hdr.n * sizeof(*buf)), MPI_BYTE, owner, TAG_EVENTS, comm,
-                         MPI_STATUS_IGNORE);
+    if (nvranks > 0) {
+        ask(comm, nprocs, &cur, msg[b], batch);
+    }
+    while (cur.vrank < nvranks) {
+        const header_t *hdr = msg[b];
+        cursor_t next = {cur.vrank + 1, 0, MPI_REQUEST_NULL};
+        take(&cur, src, msg[b], batch);
+        if (hdr->n > 0 && cur.from + hdr->n < hdr->count) {
+            next.vrank = cur.vrank;
+            next.from = cur.from + hdr->n;
+        }
+        if (next.vrank < nvranks) {
+            ask(comm, nprocs, &next, msg[1 - b], batch);
+        }
+        if (cur.from == 0) {
+            row.rank = (int32_t)cur.vrank;
+            row.offset = sp_result_timeline_count(res);
+        }
+        if (status == SP_OK && hdr->n > 0) {
+            status = sp_result_timeline_append(res, batch_events(msg[b]), (size_t)hdr->n);
+        }
+        if (next.vrank != cur.vrank) {
+            row.count = cur.from + hdr->n;
+            row.dropped = hdr->dropped;
+            stats->events += row.count;
+            stats->dropped += row.dropped;
+            if (status == SP_OK) {
+                status = sp_result_timeline_rank(res, &row);
             }
         }
-        row.dropped = hdr.dropped;
-        if (status == SP_OK && hdr.n > 0) {
-            status = sp_result_timeline_append(res, buf, (size_t)hdr.n);
-        }
-        from += hdr.n;
-        if (hdr.n == 0 || from >= hdr.count) {
-            break;
-        }
-    }
-    row.count = from;
-    stats->events += from;
-    stats->dropped += row.dropped;
-    if (status == SP_OK) {
-        status = sp_result_timeline_rank(res, &row);
+        cur = next;
+        b = 1 - b;
     }
     return status;
 }
@@ -96,32 +171,38 @@ static sp_status_t pull(MPI_Comm comm, sp_result_t *res, int nprocs, int vrank,
 sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
                          size_t batch_events, int64_t clock_err_ns, sp_aggregate_stats_t *stats_p)
 {
-    sp_event_rec_t *buf = calloc(batch_events > 0 ? batch_events : 1, sizeof(*buf));
+    size_t batch = batch_events > 0 ? batch_events : 1;
+    void *msg[2] = {malloc(batch_bytes(batch)), NULL};
     sp_aggregate_stats_t stats;
+    MPI_Request req;
     int rank;
     int nprocs;
-    int ok = buf != NULL;
+    int ok;
     int all_ok = 0;
     sp_status_t status = SP_OK;
     uint64_t t0 = sp_time_ns();
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
+    if (rank == 0) {
+        msg[1] = malloc(batch_bytes(batch));
+    }
+    ok = msg[0] != NULL && (rank != 0 || msg[1] != NULL);
     memset(&stats, 0, sizeof(stats));
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
-        free(buf);
+        free(msg[1]);
+        free(msg[0]);
         return SP_ERR_NOMEM;
     }
     if (rank != 0) {
-        serve(comm, src, buf, batch_events);
+        /* the highest v < nvranks with v % nprocs == rank */
+        int64_t last = nvranks > rank ? (int64_t)(nvranks - 1 - (nvranks - 1 - rank) % nprocs) : -1;
+        serve(comm, src, msg[0], batch, last);
     } else {
         status = res != NULL ? sp_result_timeline_open(res, clock_err_ns) : SP_ERR_INVALID;
-        /* on a write error rank 0 keeps pulling (and dropping) so every owner is released */
-        for (int v = 0; v < nvranks; v++) {
-            sp_status_t s = pull(comm, res, nprocs, v, src, buf, batch_events, &stats);
-            status = status == SP_OK ? s : status;
-        }
+        sp_status_t s = pull_all(comm, res, nprocs, nvranks, src, msg, batch, &stats);
+        status = status == SP_OK ? s : status;
         for (int p = 1; p < nprocs; p++) {
             request_t stop = {-1, 0};
             MPI_Send(&stop, (int)sizeof(stop), MPI_BYTE, p, TAG_REQ, comm);
@@ -137,8 +218,11 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
             *stats_p = stats;
         }
     }
-    free(buf);
-    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
+    free(msg[1]);
+    free(msg[0]);
+    /* the others wait for rank 0's flush without a core */
+    MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
+    sp_aggregate_wait(&req, 1000000);
     return status;
 }
 

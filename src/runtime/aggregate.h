@@ -47,6 +47,11 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
 sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_source_t *src,
                                const char *const *ops, int nops, sp_aggregate_stats_t *stats_p);
 
+/* Wait for req to complete without holding a core: a short spin, then MPI_Test between sleeps
+ * growing from 50 us to max_nap_ns (the most it adds to the wait). For processes idle while rank 0
+ * writes (they may share its cores). Not collective. */
+void sp_aggregate_wait(MPI_Request *req, long max_nap_ns);
+
 /* A source for this process's own timeline (one virtual rank per process), mapped with clk. */
 typedef struct {
     const sp_timeline_t *tl;

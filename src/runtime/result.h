@@ -168,7 +168,13 @@ typedef enum {
     SP_H5_FILTER_SHUFFLE_DEFLATE1, /* byte shuffle, then zlib level 1 */
 } sp_h5_filter_t;
 #define SP_H5_FILTER_DEFAULT SP_H5_FILTER_SHUFFLE_DEFLATE1
+/* /timeline/events has its own default, chosen by bench/bench_aggregate.c: rank 0 writes every
+ * rank's events there, so its filter sets how fast aggregation reaches the disk. */
+#define SP_H5_FILTER_TIMELINE SP_H5_FILTER_NONE
 void sp__result_set_filter(hid_t dcpl, sp_h5_filter_t filter);
+/* The filter of /timeline/events for the next sp_result_timeline_open (default
+ * SP_H5_FILTER_TIMELINE). */
+void sp_result_set_timeline_filter(sp_result_t *res, sp_h5_filter_t filter);
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */

@@ -28,6 +28,7 @@ struct sp_result {
     int nevent_ops;
     uint64_t tl_nevents;
     uint64_t tl_nranks;
+    sp_h5_filter_t tl_filter; /* of /timeline/events (sp_result_set_timeline_filter) */
     sp__result_open_t open[SP_RESULT_OPEN_MAX];
     int nopen;
 };
@@ -45,6 +46,9 @@ sp_status_t sp__result_attr_int(hid_t obj, const char *name, long long value);
 
 /* A 1-D chunked (chunk rows), compressed, extendible dataset of type at loc/name, empty. */
 hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t chunk);
+/* The same with the given filter instead of SP_H5_FILTER_DEFAULT. */
+hid_t sp__result_create_table_filtered(hid_t loc, const char *name, hid_t type, hsize_t chunk,
+                                       sp_h5_filter_t filter);
 
 /* Append n rows to a 1-D table holding *cur rows; *cur += n on success. */
 sp_status_t sp__result_append_rows(hid_t ds, hid_t type, uint64_t *cur, const void *data, size_t n);

@@ -71,6 +71,12 @@ void sp__result_set_filter(hid_t dcpl, sp_h5_filter_t filter)
 /* A 1-D chunked extendible dataset of the given type. */
 hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t chunk)
 {
+    return sp__result_create_table_filtered(loc, name, type, chunk, SP_H5_FILTER_DEFAULT);
+}
+
+hid_t sp__result_create_table_filtered(hid_t loc, const char *name, hid_t type, hsize_t chunk,
+                                       sp_h5_filter_t filter)
+{
     hsize_t dims[1] = {0};
     hsize_t maxdims[1] = {H5S_UNLIMITED};
     hid_t space = H5Screate_simple(1, dims, maxdims);
@@ -78,7 +84,7 @@ hid_t sp__result_create_table(hid_t loc, const char *name, hid_t type, hsize_t c
     hid_t ds;
 
     H5Pset_chunk(dcpl, 1, &chunk);
-    sp__result_set_filter(dcpl, SP_H5_FILTER_DEFAULT);
+    sp__result_set_filter(dcpl, filter);
     ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
@@ -385,7 +391,8 @@ sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
     res->tl_rank_type = sp__result_tl_rank_type();
     /* 8192 events (~0.7 MB) per chunk: large enough to compress well, small enough to read a
      * rank's events without the whole table */
-    res->tl_events = sp__result_create_table(group, "events", res->tl_event_type, 8192);
+    res->tl_events = sp__result_create_table_filtered(group, "events", res->tl_event_type, 8192,
+                                                      res->tl_filter);
     res->tl_ranks = sp__result_create_table(group, "ranks", res->tl_rank_type, 1024);
     if (res->tl_events < 0 || res->tl_ranks < 0) {
         status = sp__result_h5_fail("create /timeline tables");
@@ -399,6 +406,11 @@ sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
     }
     H5Gclose(group);
     return status;
+}
+
+void sp_result_set_timeline_filter(sp_result_t *res, sp_h5_filter_t filter)
+{
+    res->tl_filter = filter;
 }
 
 sp_status_t sp_result_timeline_append(sp_result_t *res, const sp_event_rec_t *events, size_t n)

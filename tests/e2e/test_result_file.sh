@@ -31,6 +31,13 @@ h5dump -A 0 -H -d /coll/samples "$f" | grep -q 'SIMPLE { ( 40 )' && ok "40 sampl
 h5dump -A 0 -H -d /coll/rank_times "$f" | grep -q 'SIMPLE { ( 8, 2 )' && ok "rank_times is rows x ranks" ||
   not_ok "rank_times shape: $(h5dump -A 0 -H -d /coll/rank_times "$f" | grep DATASPACE)"
 h5dump -A 0 -d /topology/ranks "$f" | grep -q "$(hostname)" && ok "/topology has the host name" || not_ok "no host name in /topology"
+# filters (docs/SCHEMA.md, Storage): the timeline uncompressed for disk-speed aggregation, the
+# tables with shuffle + deflate 1, both readable without plugins
+h5dump -A 0 -p -H -d /timeline/events "$f" | grep -A1 'FILTERS {' | grep -q 'NONE' &&
+  ok "/timeline/events has no filter" || not_ok "/timeline/events is filtered"
+h5dump -A 0 -p -H -d /coll/samples "$f" | grep -A2 'FILTERS {' | grep -q 'SHUFFLE' &&
+  h5dump -A 0 -p -H -d /coll/samples "$f" | grep -q 'DEFLATE { LEVEL 1 }' &&
+  ok "/coll/samples is shuffled and deflated at level 1" || not_ok "/coll/samples filters differ"
 
 # environment: allow-listed names only, secret-looking values redacted, nothing secret in the file
 # (mpirun passes the launching environment to local ranks)
