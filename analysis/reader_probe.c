@@ -56,6 +56,11 @@ static void child_setup(void)
     signal(SIGALRM, SIG_DFL);
     alarm(PROBE_SECONDS);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* the child's death is the finding, and the parent names it in one line: a sanitizer's
+     * report of the HDF5 library's overflow (a sanitized build) would add dozens */
+    if (freopen("/dev/null", "w", stderr) == NULL) {
+        _exit(0);
+    }
 }
 
 static herr_t read_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
