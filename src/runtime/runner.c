@@ -286,6 +286,9 @@ static sp_status_t open_result(sp_ctx_t *ctx, const sp_workload_t *w, const void
         };
         status = sp_result_create(ro->output, ro->force, &info, &ctx->result);
         if (status == SP_OK) {
+            sp_result_set_timeline_filter(ctx->result, ro->timeline_compress
+                                                           ? SP_H5_FILTER_SHUFFLE_DEFLATE1
+                                                           : SP_H5_FILTER_TIMELINE);
             status = sp_result_write_config(ctx->result, w->table, opts);
         }
         if (status == SP_OK) {

@@ -38,6 +38,18 @@ h5dump -A 0 -p -H -d /timeline/events "$f" | grep -A1 'FILTERS {' | grep -q 'NON
 h5dump -A 0 -p -H -d /coll/samples "$f" | grep -A2 'FILTERS {' | grep -q 'SHUFFLE' &&
   h5dump -A 0 -p -H -d /coll/samples "$f" | grep -q 'DEFLATE { LEVEL 1 }' &&
   ok "/coll/samples is shuffled and deflated at level 1" || not_ok "/coll/samples filters differ"
+# --timeline-compress: the timeline shuffled and deflated too, and read back the same
+sp_mpirun 2 coll --collectives all_reduce,broadcast -b 64 -e 256 -f 4 -n 5 --timeline-compress \
+  -O "$TMP/z.h5" >/dev/null 2>&1
+if h5dump -A 0 -p -H -d /timeline/events "$TMP/z.h5" | grep -A2 'FILTERS {' | grep -q 'SHUFFLE' &&
+  h5dump -A 0 -p -H -d /timeline/events "$TMP/z.h5" | grep -q 'DEFLATE { LEVEL 1 }' &&
+  [ "$(h5dump -A 0 -H -d /timeline/events "$TMP/z.h5" | grep -o 'SIMPLE { ( [0-9]*')" = \
+    "$(h5dump -A 0 -H -d /timeline/events "$f" | grep -o 'SIMPLE { ( [0-9]*')" ] &&
+  "$SCALEPROBE" report "$TMP/z.h5" >/dev/null 2>&1; then
+  ok "--timeline-compress: /timeline/events shuffled and deflated at level 1, as many events, report reads it"
+else
+  not_ok "--timeline-compress: $(h5dump -A 0 -p -H -d /timeline/events "$TMP/z.h5" | grep -A3 'FILTERS {' | tr -s ' \n' ' ')"
+fi
 
 # environment: allow-listed names only, secret-looking values redacted, nothing secret in the file
 # (mpirun passes the launching environment to local ranks)
