@@ -6,7 +6,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-asan"
-export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1
+export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:max_allocation_size_mb=4096
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # (warnings as errors stay with the gcc build of scripts/test.sh: clang warns differently)
 CC=clang cmake -S "$root" -B "$build" -DSCALEPROBE_CUDA=OFF -DSCALEPROBE_WERROR=OFF \
