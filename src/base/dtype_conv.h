@@ -221,22 +221,30 @@ static inline SP_HOSTDEV double sp_dtype_get(int dtype, const void *buf, size_t 
     }
 }
 
+/* value truncated toward zero to a 64-bit integer (0 outside its range), whose low bits the
+ * narrower integer types keep: they wrap as the device's integer arithmetic does (premulsum's
+ * int8 product of 2 x -121 is 14), where a direct cast of an out-of-range double is undefined. */
+static inline SP_HOSTDEV int64_t sp__dtype_trunc64(double value)
+{
+    return value > -9.2e18 && value < 9.2e18 ? (int64_t)value : 0;
+}
+
 /* Store value into element i, rounded to the type: nearest even for floating types, truncation
- * toward zero for integers. */
+ * toward zero for integers (wrapping modulo the type's range). */
 static inline SP_HOSTDEV void sp_dtype_set(int dtype, void *buf, size_t i, double value)
 {
     switch (dtype) {
     case 0:
-        ((int8_t *)buf)[i] = (int8_t)value;
+        ((int8_t *)buf)[i] = (int8_t)(uint8_t)sp__dtype_trunc64(value);
         break;
     case 1:
-        ((uint8_t *)buf)[i] = (uint8_t)value;
+        ((uint8_t *)buf)[i] = (uint8_t)sp__dtype_trunc64(value);
         break;
     case 2:
-        ((int32_t *)buf)[i] = (int32_t)value;
+        ((int32_t *)buf)[i] = (int32_t)(uint32_t)sp__dtype_trunc64(value);
         break;
     case 3:
-        ((uint32_t *)buf)[i] = (uint32_t)value;
+        ((uint32_t *)buf)[i] = (uint32_t)sp__dtype_trunc64(value);
         break;
     case 4:
         ((int64_t *)buf)[i] = (int64_t)value;
