@@ -110,7 +110,8 @@ mkdir -p "$dest/ompi/$rel_pkgdata"
 cp -rL "$ompi_pkgdata"/. "$dest/ompi/$rel_pkgdata/"
 took "ompi/$rel_pkgdata/ (help files)" "$ompi_pkgdata"
 # PMIx (Open MPI's launcher runs a PMIx server): its plugins and help files
-src_pmix=$(ldconfig -p | awk '/libpmix\.so\.2 / { print $NF; exit }')
+# (awk reads to the end: exiting at the match would kill ldconfig with SIGPIPE, 141 under pipefail)
+src_pmix=$(ldconfig -p | awk '/libpmix\.so\.2 / && !found { print $NF; found = 1 }')
 if [ -n "$src_pmix" ]; then
   pmix_root=$(dirname "$(dirname "$(readlink -f "$src_pmix")")")
   if [ -d "$pmix_root/lib/pmix" ]; then
