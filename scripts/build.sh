@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configure and build scaleprobe into build/ (or $SCALEPROBE_BUILD_DIR). Extra arguments go to
 # cmake's configure step, e.g. -DSCALEPROBE_CUDA=OFF or -DSCALEPROBE_WERROR=ON. SCALEPROBE_DEPS=run
-# installs only what the build and the main job need (install-deps.sh run).
+# installs only what the build and the main job need (install-deps.sh run); SCALEPROBE_TARGET
+# builds that target alone (the main job builds `scaleprobe`, not the ~100 test programs).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${SCALEPROBE_BUILD_DIR:-$top/build}
@@ -13,4 +14,4 @@ if [ -n "${SCALEPROBE_CMAKE_LOG:-}" ]; then
 else
   cmake -S "$top" -B "$build" "$@"
 fi
-cmake --build "$build" -j"$(nproc)"
+cmake --build "$build" -j"$(nproc)" ${SCALEPROBE_TARGET:+--target "$SCALEPROBE_TARGET"}

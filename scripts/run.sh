@@ -9,7 +9,8 @@ results=${SCALEPROBE_RESULTS:-$top/results}
 np=${SCALEPROBE_NP:-4}
 
 if [ ! -x "$build/scaleprobe" ]; then
-  SCALEPROBE_DEPS=run SCALEPROBE_CMAKE_LOG=/dev/null "$top/scripts/build.sh"
+  SCALEPROBE_DEPS=run SCALEPROBE_TARGET=scaleprobe SCALEPROBE_CMAKE_LOG=/dev/null \
+    "$top/scripts/build.sh"
 fi
 out="$results/coll-$(date -u +%Y%m%d-%H%M%S)-$$.h5"
 echo "== scaleprobe coll: $np ranks, host backend, every collective, 8 B .. 1 MiB"
