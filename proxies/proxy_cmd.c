@@ -350,7 +350,7 @@ static sp_status_t setup_compute(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_
             r->cfg.flops_per_ns = tflops * 1e3;
             r->info.tflops = tflops;
             snprintf(r->compute, sizeof(r->compute),
-                     "gemm: %s on the compute lane, model dtype %s computed as fp32; measured "
+                     "gemm: %s on the compute lane, model dtype %s; measured "
                      "%.4g TFLOP/s per rank (one layer's GEMMs at start-up, mean over ranks)",
                      desc, sp_dtype_names[model.dtype], tflops);
         }
