@@ -18,7 +18,8 @@ struct sp_nccl_gemm {
     void *workspace;
     void *op[3]; /* A, B, C of the calls (gemm_call.h), each sized for the largest shape */
     cudaDataType type;
-    char err[256]; /* the first failed call's message */
+    cudaStream_t stream; /* the handle's, as last set by use_stream */
+    char err[256];       /* the first failed call's message */
 };
 
 void sp__nccl_gemm_release(nccl_state_t *st)
@@ -68,6 +69,22 @@ static sp_status_t gemm_call(void *ctx, const sp_gemm_call_t *c)
                : SP_ERR_DEVICE;
 }
 
+/* Point the handle at stream s with our workspace: cublasSetStream resets the workspace to
+ * cuBLAS's own pool, so the workspace is given again after every change of stream. */
+static cublasStatus_t use_stream(struct sp_nccl_gemm *g, cudaStream_t s)
+{
+    cublasStatus_t rc = CUBLAS_STATUS_SUCCESS;
+
+    if (g->stream != s) {
+        rc = g->cb.set_stream(g->handle, s);
+        rc = rc == CUBLAS_STATUS_SUCCESS
+                 ? g->cb.set_workspace(g->handle, g->workspace, GEMM_WORKSPACE_BYTES)
+                 : rc;
+        g->stream = rc == CUBLAS_STATUS_SUCCESS ? s : NULL;
+    }
+    return rc;
+}
+
 /* Handle, workspace and operands; desc says what failed. */
 static sp_status_t gemm_alloc(nccl_state_t *st, struct sp_nccl_gemm *g, const sp_gemm_t *shapes,
                               size_t n, sp_gemm_type_t type, char *desc, size_t desclen)
@@ -97,8 +114,7 @@ static sp_status_t gemm_alloc(nccl_state_t *st, struct sp_nccl_gemm *g, const sp
                  sp_gemm_type_name(type), cudaGetErrorString(rc));
         return rc == cudaErrorMemoryAllocation ? SP_ERR_NOMEM : SP_ERR_DEVICE;
     }
-    brc = g->cb.set_workspace(g->handle, g->workspace, GEMM_WORKSPACE_BYTES);
-    brc = brc == CUBLAS_STATUS_SUCCESS ? g->cb.set_stream(g->handle, st->stream) : brc;
+    brc = use_stream(g, st->stream);
     if (brc != CUBLAS_STATUS_SUCCESS) {
         snprintf(desc, desclen, "cublasSetWorkspace/SetStream: %s", g->cb.status_string(brc));
         return SP_ERR_DEVICE;
@@ -182,9 +198,9 @@ sp_status_t sp__nccl_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm
         return SP_ERR_INVALID; /* gemm_setup first */
     }
     sp_gpu_group_reset(&st->lanes_deadline);
-    brc = g->cb.set_stream(g->handle, stream->stream);
+    brc = use_stream(g, stream->stream);
     if (brc != CUBLAS_STATUS_SUCCESS) {
-        sp_error("cublasSetStream: %s", g->cb.status_string(brc));
+        sp_error("cublasSetStream/SetWorkspace: %s", g->cb.status_string(brc));
         return SP_ERR_DEVICE;
     }
     s = sp_gemm_list_issue(list, n, gemm_call, g);

@@ -18,8 +18,7 @@
 #define MIN_TIMED_NS 20000000.0 /* each shape repeated until its batch lasts at least 20 ms */
 
 /* Nanoseconds of list[0] repeated `count` times on s, between two events. */
-static double timed_ns(sp_ctx_t *ctx, sp_stream_t *s, sp_event_t *ev[2], sp_gemm_t g,
-                       int64_t count)
+static double timed_ns(sp_ctx_t *ctx, sp_stream_t *s, sp_event_t *ev[2], sp_gemm_t g, int64_t count)
 {
     const sp_backend_ops_t *o = ctx->backend.ops;
     void *bs = ctx->backend.state;

@@ -66,9 +66,9 @@ static void test_mapping(void **state)
     assert_int_equal(c.m, 7);
     assert_int_equal(c.n, 5);
     assert_int_equal(c.k, 4);
-    assert_int_equal(c.lda, 7);  /* row-major B [4 x 7]: rows 7 apart */
-    assert_int_equal(c.ldb, 4);  /* row-major A [5 x 4] */
-    assert_int_equal(c.ldc, 7);  /* row-major C [5 x 7] */
+    assert_int_equal(c.lda, 7); /* row-major B [4 x 7]: rows 7 apart */
+    assert_int_equal(c.ldb, 4); /* row-major A [5 x 4] */
+    assert_int_equal(c.ldc, 7); /* row-major C [5 x 7] */
     assert_int_equal(c.stride_a, 28);
     assert_int_equal(c.stride_b, 20);
     assert_int_equal(c.stride_c, 35);
@@ -193,10 +193,8 @@ static void test_precision(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mapping),
-        cmocka_unit_test(test_mapping_computes_the_product),
-        cmocka_unit_test(test_plan_issued),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_mapping),     cmocka_unit_test(test_mapping_computes_the_product),
+        cmocka_unit_test(test_plan_issued), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
