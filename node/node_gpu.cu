@@ -2,74 +2,20 @@
  * cuBLAS GEMMs, each timed by two events on one stream. Built only with the nccl backend. */
 #include "node_gpu_cuda.h"
 
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_nccl_cublas.h"
 #include "node_kind.h"
-
-/* cuBLAS is loaded at run time by `node` only: linking it (with cublasLt) into the binary made
- * every process of every command spend 0.4 s and ~200 MiB on loading it. The prototypes come
- * from cublas_v2.h (decltype), the symbols from libcublas. */
-static struct {
-    void *lib;
-    decltype(&cublasCreate_v2) create;
-    decltype(&cublasDestroy_v2) destroy;
-    decltype(&cublasSetStream_v2) set_stream;
-    decltype(&cublasSgemm_v2) sgemm;
-    decltype(&cublasDgemm_v2) dgemm;
-    /* the C function; C++ also sees an inline overload taking cudaDataType as compute type */
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                              const void *, const void *, cudaDataType, int, const void *,
-                              cudaDataType, int, const void *, void *, cudaDataType, int,
-                              cublasComputeType_t, cublasGemmAlgo_t);
-    decltype(&cublasGetStatusString) status_string;
-    decltype(&cublasGetVersion_v2) get_version;
-} cb;
-
-template <typename F> static int load_sym(const char *name, F *fn)
-{
-    *fn = reinterpret_cast<F>(dlsym(cb.lib, name));
-    return *fn != NULL;
-}
-
-/* 0 when cuBLAS and every function used are there (err says what is missing otherwise) */
-static int cublas_load(char *err, size_t errlen)
-{
-    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
-
-    if (cb.lib != NULL) {
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && cb.lib == NULL; i++) {
-        cb.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
-    if (cb.lib == NULL) {
-        snprintf(err, errlen, "cannot load cuBLAS (libcublas.so.13): %s", dlerror());
-        return 1;
-    }
-    if (!(load_sym("cublasCreate_v2", &cb.create) && load_sym("cublasDestroy_v2", &cb.destroy) &&
-          load_sym("cublasSetStream_v2", &cb.set_stream) &&
-          load_sym("cublasSgemm_v2", &cb.sgemm) && load_sym("cublasDgemm_v2", &cb.dgemm) &&
-          load_sym("cublasGemmEx", &cb.gemm_ex) &&
-          load_sym("cublasGetStatusString", &cb.status_string) &&
-          load_sym("cublasGetVersion_v2", &cb.get_version))) {
-        snprintf(err, errlen, "cuBLAS lacks a function scaleprobe uses");
-        dlclose(cb.lib);
-        cb.lib = NULL;
-        return 1;
-    }
-    return 0;
-}
 
 struct sp_node_cuda {
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
+    sp_cublas_api_t cb; /* loaded at run time (backend_nccl_cublas.h) with the first GEMM */
     cublasHandle_t blas;
     size_t dev_bytes;
     void *src, *dst; /* device buffers of the copies */
@@ -103,12 +49,13 @@ static int cuda_fail(cudaError_t rc, const char *what, char *err, size_t errlen)
     return 1;
 }
 
-static int blas_fail(cublasStatus_t rc, const char *what, char *err, size_t errlen)
+static int blas_fail(const sp_node_cuda_t *g, cublasStatus_t rc, const char *what, char *err,
+                     size_t errlen)
 {
     if (rc == CUBLAS_STATUS_SUCCESS) {
         return 0;
     }
-    snprintf(err, errlen, "%s: %s", what, cb.status_string(rc));
+    snprintf(err, errlen, "%s: %s", what, g->cb.status_string(rc));
     return 1;
 }
 
@@ -181,7 +128,7 @@ extern "C" void sp__node_cuda_destroy(sp_node_cuda_t *g)
     cudaFree(g->dst);
     cudaFreeHost(g->pinned);
     if (g->blas != NULL) {
-        cb.destroy(g->blas);
+        g->cb.destroy(g->blas);
     }
     if (g->ev0 != NULL) {
         cudaEventDestroy(g->ev0);
@@ -247,9 +194,10 @@ extern "C" int sp__node_cuda_create(size_t dev_bytes, size_t gemm_n, uint32_t ki
             bad = cuda_fail(cudaGetLastError(), "fill kernel", err, errlen);
         }
         if (!bad && g->blas == NULL) {
-            bad = cublas_load(err, errlen) ||
-                  blas_fail(cb.create(&g->blas), "cublasCreate", err, errlen) ||
-                  blas_fail(cb.set_stream(g->blas, g->stream), "cublasSetStream", err, errlen);
+            bad = sp_cublas_load(&g->cb, err, errlen) ||
+                  blas_fail(g, g->cb.create(&g->blas), "cublasCreate", err, errlen) ||
+                  blas_fail(g, g->cb.set_stream(g->blas, g->stream), "cublasSetStream", err,
+                            errlen);
         }
     }
     if (!bad) {
@@ -272,20 +220,23 @@ static int gemm(sp_node_cuda_t *g, int kind, char *err, size_t errlen)
 
     switch (kind) {
     case SP_NODE_GEMM_F32:
-        return blas_fail(cb.sgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+        return blas_fail(g,
+                         g->cb.sgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
                                      (const float *)g->a[kind], n, (const float *)g->b[kind], n,
                                      &zero, (float *)g->c[kind], n),
                          "cublasSgemm", err, errlen);
     case SP_NODE_GEMM_F64:
-        return blas_fail(cb.dgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &done,
+        return blas_fail(g,
+                         g->cb.dgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &done,
                                      (const double *)g->a[kind], n, (const double *)g->b[kind], n,
                                      &dzero, (double *)g->c[kind], n),
                          "cublasDgemm", err, errlen);
     default:
         /* half and bfloat16 inputs and output, float accumulation (as training runs them) */
-        return blas_fail(cb.gemm_ex(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, g->a[kind],
-                                      t, n, g->b[kind], t, n, &zero, g->c[kind], t, n,
-                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        return blas_fail(g,
+                         g->cb.gemm_ex(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                       g->a[kind], t, n, g->b[kind], t, n, &zero, g->c[kind], t,
+                                       n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                          "cublasGemmEx", err, errlen);
     }
 }
@@ -353,7 +304,7 @@ extern "C" void sp__node_cuda_describe(const sp_node_cuda_t *g, char *out, size_
     int version = 0;
 
     if (g->blas != NULL) {
-        cb.get_version(g->blas, &version);
+        g->cb.get_version(g->blas, &version);
     }
     snprintf(out, outlen, "cuBLAS %d on %s", version, g->device);
 }

@@ -307,7 +307,8 @@ sp_status_t sp_engine_set_gemm(sp_engine_t *eng, const sp_gemm_plan_t *plan, int
             shapes[n++] = plan->gemm[p][g];
         }
     }
-    st = eng->be->ops->gemm_setup(eng->be->state, shapes, n, threads, desc, desclen);
+    st = eng->be->ops->gemm_setup(eng->be->state, shapes, n, eng->cfg.dtype, threads, desc,
+                                  desclen);
     if (st == SP_OK) {
         st = build_gemm_lists(eng, plan);
     }

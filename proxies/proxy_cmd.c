@@ -346,11 +346,14 @@ static sp_status_t setup_compute(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_
         st = st == SP_OK ? sp_engine_set_gemm(r->eng, &plan, (int)o->compute_threads, desc,
                                               sizeof(desc), &tflops)
                          : st;
+        /* no math library, or a type or shape the device cannot run: a setting to change, so
+         * exit 2 as for bad input (the lowest failing rank has said why) */
+        st = st == SP_ERR_UNSUPPORTED ? SP_ERR_INVALID : st;
         if (st == SP_OK) {
             r->cfg.flops_per_ns = tflops * 1e3;
             r->info.tflops = tflops;
             snprintf(r->compute, sizeof(r->compute),
-                     "gemm: %s on the compute lane, model dtype %s computed as fp32; measured "
+                     "gemm: %s on the compute lane, model dtype %s; measured "
                      "%.4g TFLOP/s per rank (one layer's GEMMs at start-up, mean over ranks)",
                      desc, sp_dtype_names[model.dtype], tflops);
         }

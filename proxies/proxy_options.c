@@ -82,8 +82,9 @@ static const sp_opt_def_t proxy_defs[] = {
      "device rate, TFLOP/s: a compute op lasts its FLOPs / R", 1e-6, 1e6, NULL, 0},
     {"compute", 0, SP_OPT_CHOICE, OFF(compute), "timed", "timed|gemm",
      "what a compute task runs: timed (a wait of its FLOPs / --tflops on the host, a spin kernel "
-     "on GPUs) or gemm (the layer's real GEMMs, fp32 OpenBLAS on the compute lane; host "
-     "backend only; the rate is measured at start-up instead of --tflops)",
+     "on GPUs: a pure-schedule run) or gemm (the layer's real GEMMs on the compute lane: cuBLAS "
+     "in the model dtype with fp32 accumulate on GPUs, fp32 OpenBLAS on the host; the rate is "
+     "measured at start-up instead of --tflops)",
      0, -1, sp_proxy_compute_names, 2},
     {"compute-threads", 0, SP_OPT_INT, OFF(compute_threads), "1", "N",
      "--compute gemm: BLAS threads per rank (pinned with openblas_set_num_threads)", 1, 1024,
@@ -209,11 +210,6 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     }
     if (sp_model_check(&model, why, sizeof(why)) != SP_OK) {
         snprintf(err, errlen, "invalid model: %s", why);
-        return SP_ERR_INVALID;
-    }
-    if (opts->compute == SP_PROXY_COMPUTE_GEMM && runs_on_gpu(opts)) {
-        snprintf(err, errlen, "--compute gemm runs on the host backend only (add --backend host); "
-                 "on GPUs the compute is the spin kernel (--compute timed)");
         return SP_ERR_INVALID;
     }
     return SP_OK;

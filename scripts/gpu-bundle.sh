@@ -32,7 +32,8 @@ if [ -z "$build" ]; then
   mkdir -p "$build"
   cmake -S "$top" -B "$build" -DSCALEPROBE_CUDA=ON -DSCALEPROBE_WERROR=ON >"$build/configure.log" 2>&1 ||
     { tail -20 "$build/configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target scaleprobe gpu_test_nccl_verify >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target scaleprobe gpu_test_nccl_verify \
+    gpu_test_gemm_rate >/dev/null
 fi
 [ -x "$build/scaleprobe" ] || { echo "gpu-bundle.sh: no $build/scaleprobe" >&2; exit 1; }
 

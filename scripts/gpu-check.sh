@@ -58,6 +58,7 @@ if [ -x "$top/sp" ] && [ -x "$top/bin/scaleprobe" ]; then
   MPI=("$top/sp" mpirun -np)
   sp_bin=$top/bin/scaleprobe
   verify_bin=$top/bin/gpu_test_nccl_verify
+  gemm_bin=$top/bin/gpu_test_gemm_rate
 else
   build=${SCALEPROBE_BUILD_DIR:-$top/build}
   mode="build $build"
@@ -68,6 +69,7 @@ else
   MPI=(mpirun -np)
   sp_bin=$build/scaleprobe
   verify_bin=$build/tests/gpu/gpu_test_nccl_verify
+  gemm_bin=$build/tests/gpu/gpu_test_gemm_rate
   export PATH="$build:$PATH"
 fi
 echo "# gpu-check: $mode; output under $out"
@@ -97,7 +99,7 @@ else
 fi
 if [ -n "$gpu_reason" ]; then
   for c in gpu python_h5py nccl_lib cublas_lib verify sweep allreduce_256M_algbw event_vs_wall \
-    graph_8B proxy_spin node memcheck_sweep memcheck_proxy timeout_exit oom_message; do
+    graph_8B proxy_spin proxy_gemm gemm_shapes node memcheck_sweep memcheck_proxy timeout_exit oom_message; do
     result SKIP "$c" "$gpu_reason"
   done
   echo "# $(grep -c . "$summary") checks, $failed failed"
@@ -165,6 +167,50 @@ if [ "$rc" -eq 0 ] && awk -v w="$worst" 'BEGIN { exit !(w != "-" && w <= 5) }'; 
   result PASS proxy_spin "worst |measured - planned| ${worst} us over $ntask compute tasks"
 else
   result FAIL proxy_spin "exit $rc, worst ${worst} us over $ntask tasks (want <= 5 us)"
+fi
+
+# ---- the proxy's GEMM compute on 1 rank: cuBLAS in the model dtype (bf16), rate measured ----
+step proxy_gemm 120 "${R1[@]}" "$sp_bin" proxy --backend nccl --compute gemm --hidden 2048 --ffn 8192 \
+  --heads 16 --seq 1024 --layers 4 --vocab 8192 --steps 3 --timeout 60 -O "$out/proxy-gemm.h5"
+tf=$(grep -o 'measured [0-9.e+]* TFLOP/s per rank' "$out/proxy_gemm.out" | head -1)
+if [ "$rc" -eq 0 ] && [ -n "$tf" ] && grep -q 'cublasGemmStridedBatchedEx' "$out/proxy_gemm.out"; then
+  result PASS proxy_gemm "cuBLAS bf16 GEMMs on the compute lane, $tf"
+else
+  result FAIL proxy_gemm "exit $rc: $(tail_of proxy_gemm)"
+fi
+
+# ---- every GEMM shape of llama3-8b's layer and output layer (tp 1, bf16) through the proxy's
+# GEMM compute, achieved TFLOP/s against the device's dense bf16 peak: a datasheet table by the
+# name nvidia-smi gives (no entry: rates only). Below 10% of peak at the median means the GEMMs
+# do not run on the tensor cores in bf16. ----
+peak_bf16() {
+  case "$1" in
+    *GB200*) echo 2500 ;;
+    *B200*) echo 2250 ;;
+    *H100*PCIe*) echo 756 ;;
+    *H200* | *H100* | *GH200*) echo 989 ;;
+    *A100*) echo 312 ;;
+    *L40S*) echo 362 ;;
+    *) echo 0 ;;
+  esac
+}
+gpu_name=$(head -1 "$out/gpu.out" | cut -d, -f1)
+peak=$(peak_bf16 "$gpu_name")
+if [ -x "$gemm_bin" ]; then
+  step gemm_shapes 120 "${MPI[@]}" 1 "$gemm_bin" llama3-8b "$peak"
+  read -r _ ns lo med hi < <(grep '^gemm_shapes ' "$out/gemm_shapes.out" || echo "- 0 0 0 0")
+  pct() { awk -v r="$1" -v p="$peak" 'BEGIN { printf "%.0f", 100 * r / p }'; }
+  if [ "$rc" -ne 0 ] || [ "$ns" -eq 0 ]; then
+    result FAIL gemm_shapes "exit $rc: $(tail_of gemm_shapes)"
+  elif [ "$peak" -eq 0 ]; then
+    result PASS gemm_shapes "$ns shapes, ${lo}..${hi} TFLOP/s (median $med); no peak in the table for '$gpu_name'"
+  elif [ "$(pct "$med")" -ge 10 ]; then
+    result PASS gemm_shapes "$ns shapes, ${lo}..${hi} TFLOP/s (median $med) = $(pct "$lo")..$(pct "$hi")% of the ${peak} TFLOP/s bf16 peak of $gpu_name (table); per shape in gemm_shapes.out"
+  else
+    result FAIL gemm_shapes "$ns shapes, median $med TFLOP/s = $(pct "$med")% of the ${peak} TFLOP/s bf16 peak of $gpu_name (want >= 10%)"
+  fi
+else
+  result FAIL gemm_shapes "no $gemm_bin"
 fi
 
 # ---- node: cuBLAS rates per type, the copy kernel against the device's nominal ----

@@ -135,12 +135,14 @@ typedef struct sp_backend_ops {
 
     /* GEMM compute. gemm_setup, outside any timed region and before any stream_gemm: loads
      * the math library, pins its threads (threads >= 1) and allocates operands for the largest
-     * of shapes[0..n); desc then says what computes (library, precision, threads). Not
-     * collective. SP_ERR_UNSUPPORTED, or SP_ERR_NOMEM, with the reason in desc. stream_gemm
+     * of shapes[0..n) in the precision of the model's dtype (gemm_call.h; a backend may compute
+     * in fp32 instead: the host does); desc then says what computes (library, precision,
+     * threads). Not collective. SP_ERR_UNSUPPORTED, or SP_ERR_NOMEM, with the reason in desc;
+     * a backend that checks the shapes by running them says so here, not later. stream_gemm
      * enqueues the entries of list[0..n) in order on the stream (each no larger than a shape
      * given to gemm_setup); list must live until the stream has run it. */
-    sp_status_t (*gemm_setup)(void *state, const sp_gemm_t *shapes, size_t n, int threads,
-                              char *desc, size_t desclen);
+    sp_status_t (*gemm_setup)(void *state, const sp_gemm_t *shapes, size_t n, sp_dtype_t dtype,
+                              int threads, char *desc, size_t desclen);
     sp_status_t (*stream_gemm)(void *state, sp_stream_t *stream, const sp_gemm_t *list,
                                size_t n);
 } sp_backend_ops_t;

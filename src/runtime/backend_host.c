@@ -703,11 +703,12 @@ static sp_status_t host_stream_compute(void *state, sp_stream_t *stream, uint64_
     return sp_host_stream_compute(stream->hs, duration_ns);
 }
 
-static sp_status_t host_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
-                                   char *desc, size_t desclen)
+static sp_status_t host_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n,
+                                   sp_dtype_t dtype, int threads, char *desc, size_t desclen)
 {
     host_state_t *st = state;
 
+    (void)dtype; /* CBLAS has no 16-bit GEMM: every model dtype computes in fp32 */
     sp_host_gemm_destroy(st->gemm);
     st->gemm = NULL;
     return sp_host_gemm_create(shapes, n, threads, desc, desclen, &st->gemm);

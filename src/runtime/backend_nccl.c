@@ -106,6 +106,7 @@ static void nccl_fini(void *state)
         sp__nccl_comm_close(st, st->nccl);
         st->nccl = NULL;
     }
+    sp__nccl_gemm_release(st);
     if (st->graph != NULL) {
         cudaGraphExecDestroy(st->graph);
     }

@@ -39,6 +39,7 @@ typedef struct {
     char bus_id[32];
     struct sp_stream *streams; /* the proxy's live streams, each with its own communicator */
     sp_gpu_deadline_t lanes_deadline; /* shared by the waits on the streams after an enqueue */
+    struct sp_nccl_gemm *gemm;        /* GEMM compute, after gemm_setup (backend_nccl_gemm.c) */
 } nccl_state_t;
 
 struct sp_event {
@@ -147,10 +148,12 @@ sp_status_t sp__nccl_stream_recv(void *state, sp_stream_t *stream, void *buf, si
 sp_status_t sp__nccl_stream_record(void *state, sp_stream_t *stream, sp_event_t *event);
 sp_status_t sp__nccl_stream_wait(void *state, sp_stream_t *stream, sp_event_t *event);
 sp_status_t sp__nccl_stream_sync(void *state, sp_stream_t *stream);
-/* GEMM compute: not built for GPUs yet (the spin kernel is the compute there) */
-sp_status_t sp__nccl_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
-                                char *desc, size_t desclen);
+/* GEMM compute (backend_nccl_gemm.c): cuBLAS strided-batched GEMMs in the model's precision;
+ * release frees the handle, workspace and operands (before the device is left). */
+sp_status_t sp__nccl_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, sp_dtype_t dtype,
+                                int threads, char *desc, size_t desclen);
 sp_status_t sp__nccl_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm_t *list,
                                  size_t n);
+void sp__nccl_gemm_release(nccl_state_t *st);
 
 #endif

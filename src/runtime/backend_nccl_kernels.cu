@@ -1,6 +1,8 @@
 // Fill and verification kernels of the nccl backend: grid-stride loops over the same inline
 // pattern formulas the host uses (pattern.h, dtype_conv.h), so a GPU checks exactly what the
 // host would. Verification reads the buffer once and keeps one counter per block.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include "backend_nccl_kernels.h"
@@ -84,5 +86,26 @@ static __global__ void spin_kernel(uint64_t duration_ns)
 extern "C" int sp_cuda_spin(void *stream, uint64_t duration_ns)
 {
     spin_kernel<<<1, 32, 0, (cudaStream_t)stream>>>(duration_ns);
+    return (int)cudaGetLastError();
+}
+
+static __global__ void gemm_fill_kernel(int type, void *buf, size_t count)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        float v = ((float)(i % 13) - 6.0f) / 64.0f;
+        if (type == 1) {
+            ((__half *)buf)[i] = __float2half(v);
+        } else if (type == 2) {
+            ((__nv_bfloat16 *)buf)[i] = __float2bfloat16(v);
+        } else {
+            ((float *)buf)[i] = v;
+        }
+    }
+}
+
+extern "C" int sp_cuda_gemm_fill(void *stream, int type, void *buf, size_t count)
+{
+    gemm_fill_kernel<<<grid_for(count), 256, 0, (cudaStream_t)stream>>>(type, buf, count);
     return (int)cudaGetLastError();
 }

@@ -25,6 +25,11 @@ int sp_cuda_pattern_check(void *stream, const sp_pattern_t *pattern, const void 
  * compute op when it runs as a timed stand-in rather than real GEMMs. Asynchronous. */
 int sp_cuda_spin(void *stream, uint64_t duration_ns);
 
+/* Fill buf[0..count) with small values of both signs in a GEMM element type (gemm_call.h's
+ * sp_gemm_type_t as int: fp32, fp16, bf16), so that sums of products stay far from overflow
+ * whatever k is and no operand is all zeros. Asynchronous on stream. */
+int sp_cuda_gemm_fill(void *stream, int type, void *buf, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,28 +97,6 @@ sp_status_t sp__nccl_stream_compute(void *state, sp_stream_t *stream, uint64_t d
     return cuda_check((cudaError_t)sp_cuda_spin(stream->stream, duration_ns), "spin kernel");
 }
 
-sp_status_t sp__nccl_gemm_setup(void *state, const sp_gemm_t *shapes, size_t n, int threads,
-                                char *desc, size_t desclen)
-{
-    (void)state;
-    (void)shapes;
-    (void)n;
-    (void)threads;
-    snprintf(desc, desclen, "GEMM compute is not built for the nccl backend: the proxy's GPU "
-             "compute is the spin kernel (--compute timed)");
-    return SP_ERR_UNSUPPORTED;
-}
-
-sp_status_t sp__nccl_stream_gemm(void *state, sp_stream_t *stream, const sp_gemm_t *list,
-                                 size_t n)
-{
-    (void)state;
-    (void)stream;
-    (void)list;
-    (void)n;
-    return SP_ERR_UNSUPPORTED;
-}
-
 /* Point-to-point on the stream's communicator. NCCL matches a pair's messages in order, not by
  * tag: the engine's lanes carry each pair's messages in the same order on both ends (checked by
  * tests/unit/test_program.c), so the tag is not needed. */

@@ -5,8 +5,8 @@
 #ifndef SP_BLAS_H
 #define SP_BLAS_H
 
-/* The CBLAS interface is standard: row major is 101, no transpose 111. */
-enum { SP_CBLAS_ROW_MAJOR = 101, SP_CBLAS_NO_TRANS = 111 };
+/* The CBLAS interface is standard: row major is 101, column major 102, no transpose 111. */
+enum { SP_CBLAS_ROW_MAJOR = 101, SP_CBLAS_COL_MAJOR = 102, SP_CBLAS_NO_TRANS = 111 };
 
 typedef void (*sp_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                             const float *, int, float, float *, int);

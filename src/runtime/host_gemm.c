@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "blas.h"
+#include "gemm_call.h"
 
 struct sp_host_gemm {
     sp_blas_t blas;
@@ -39,7 +40,7 @@ sp_status_t sp_host_gemm_create(const sp_gemm_t *shapes, size_t n, int threads, 
                                 size_t desclen, sp_host_gemm_t **g_p)
 {
     sp_host_gemm_t *g = calloc(1, sizeof(*g));
-    size_t na = 1, nb = 1, nc = 1;
+    size_t elems[3], na, nb, nc;
 
     if (g == NULL) {
         snprintf(desc, desclen, "out of memory");
@@ -52,14 +53,10 @@ sp_status_t sp_host_gemm_create(const sp_gemm_t *shapes, size_t n, int threads, 
         return SP_ERR_UNSUPPORTED;
     }
     g->threads = sp_blas_threads(&g->blas, threads);
-    for (size_t i = 0; i < n; i++) {
-        const sp_gemm_t *s = &shapes[i];
-        size_t a = (size_t)(s->batch * s->m * s->k), b = (size_t)(s->batch * s->k * s->n);
-        size_t c = (size_t)(s->batch * s->m * s->n);
-        na = a > na ? a : na;
-        nb = b > nb ? b : nb;
-        nc = c > nc ? c : nc;
-    }
+    sp_gemm_operand_elems(shapes, n, elems);
+    na = elems[0];
+    nb = elems[1];
+    nc = elems[2];
     g->a = filled(na, 7, 13);
     g->b = filled(nb, 5, 11);
     g->c = filled(nc, 3, 7); /* touched now: no first-touch faults in the timed GEMMs */
@@ -76,21 +73,21 @@ sp_status_t sp_host_gemm_create(const sp_gemm_t *shapes, size_t n, int threads, 
     return SP_OK;
 }
 
-void sp_host_gemm_run(void *ctx, const void *list, size_t n)
+/* One strided-batched call as the batch's sgemm calls, column major (gemm_call.h). */
+static sp_status_t host_call(void *ctx, const sp_gemm_call_t *c)
 {
     sp_host_gemm_t *g = ctx;
-    const sp_gemm_t *l = list;
 
-    for (size_t i = 0; i < n; i++) {
-        const sp_gemm_t *e = &l[i];
-        int m = (int)e->m, nn = (int)e->n, k = (int)e->k;
-        for (int64_t rep = 0; rep < e->count; rep++) {
-            for (int64_t j = 0; j < e->batch; j++) {
-                /* the batch's products side by side in the operands, as a strided batch */
-                g->blas.sgemm(SP_CBLAS_ROW_MAJOR, SP_CBLAS_NO_TRANS, SP_CBLAS_NO_TRANS, m, nn, k,
-                              1.0f, g->a + j * e->m * e->k, k, g->b + j * e->k * e->n, nn, 0.0f,
-                              g->c + j * e->m * e->n, nn);
-            }
-        }
+    for (int j = 0; j < c->batch; j++) {
+        g->blas.sgemm(SP_CBLAS_COL_MAJOR, SP_CBLAS_NO_TRANS, SP_CBLAS_NO_TRANS, c->m, c->n, c->k,
+                      1.0f, g->a + j * c->stride_a, c->lda, g->b + j * c->stride_b, c->ldb, 0.0f,
+                      g->c + j * c->stride_c, c->ldc);
     }
+    return SP_OK;
+}
+
+void sp_host_gemm_run(void *ctx, const void *list, size_t n)
+{
+    /* every entry was among the shapes given at creation, which sized the operands */
+    (void)sp_gemm_list_issue(list, n, host_call, ctx);
 }

@@ -12,7 +12,7 @@ checks=0
 ok() { checks=$((checks + 1)); echo "ok   - $*"; }
 not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL - $*"; }
 export SCALEPROBE_BUILD_DIR
-gpu_checks="gpu python_h5py nccl_lib cublas_lib verify sweep allreduce_256M_algbw event_vs_wall graph_8B proxy_spin node memcheck_sweep memcheck_proxy timeout_exit oom_message"
+gpu_checks="gpu python_h5py nccl_lib cublas_lib verify sweep allreduce_256M_algbw event_vs_wall graph_8B proxy_spin proxy_gemm gemm_shapes node memcheck_sweep memcheck_proxy timeout_exit oom_message"
 
 # a PATH with no nvidia-smi (the real one, if any, hidden)
 mkdir -p "$T/bin"
@@ -24,7 +24,7 @@ rc=$?
 [ "$rc" -eq 0 ] && ok "no nvidia-smi: exit 0" || not_ok "no nvidia-smi: exit $rc"
 bad=$(grep -vcE '^(PASS|FAIL|SKIP) [a-z0-9_A-Z]+ .+$' "$T/none/summary.txt")
 lines=$(grep -c . "$T/none/summary.txt")
-[ "$bad" -eq 0 ] && [ "$lines" -eq 16 ] && ok "summary: 16 lines, each 'PASS|FAIL|SKIP name figure'" ||
+[ "$bad" -eq 0 ] && [ "$lines" -eq 18 ] && ok "summary: 18 lines, each 'PASS|FAIL|SKIP name figure'" ||
   not_ok "summary: $lines lines, $bad not in the format"
 missing=""
 for c in $gpu_checks; do
@@ -33,7 +33,7 @@ done
 [ -z "$missing" ] && ok "every GPU check SKIP with the reason" || not_ok "not SKIP with reason:$missing"
 grep -q '^PASS ldd [0-9]* libraries, none not found' "$T/none/summary.txt" &&
   ok "ldd: $(grep '^PASS ldd' "$T/none/summary.txt")" || not_ok "ldd: $(grep ' ldd ' "$T/none/summary.txt")"
-tail -n 17 "$T/none.log" | head -n 16 | diff -q - "$T/none/summary.txt" >/dev/null &&
+tail -n 19 "$T/none.log" | head -n 18 | diff -q - "$T/none/summary.txt" >/dev/null &&
   ok "stdout ends with the summary" || not_ok "stdout does not end with the summary"
 
 # ---- nvidia-smi present but failing: SKIP with its reason ----
@@ -51,8 +51,9 @@ PATH=$T/bin:$nopath timeout 280 bash "$top/scripts/gpu-check.sh" "$T/fake" >/dev
 rc=$?
 nfail=$(grep -c '^FAIL ' "$T/fake/summary.txt")
 [ "$rc" -ne 0 ] && [ "$nfail" -gt 0 ] && grep -q '^PASS gpu NVIDIA H200' "$T/fake/summary.txt" &&
-  grep -q '^FAIL sweep exit ' "$T/fake/summary.txt" &&
-  ok "a GPU scaleprobe cannot use: exit $rc, $nfail checks FAIL (sweep among them)" ||
+  grep -q '^FAIL sweep exit ' "$T/fake/summary.txt" && grep -q '^FAIL gemm_shapes ' "$T/fake/summary.txt" &&
+  grep -q '^FAIL proxy_gemm exit ' "$T/fake/summary.txt" &&
+  ok "a GPU scaleprobe cannot use: exit $rc, $nfail checks FAIL (sweep, proxy_gemm, gemm_shapes among them)" ||
   not_ok "fake GPU: exit $rc, $nfail FAIL"
 
 # ---- the library search (gpu-libs.sh) ----

@@ -5,7 +5,7 @@
 # present and > 0 in both, from measured times; the exposed-communication metrics are present
 # and consistent with each other; the GEMM run's rate is the one it measured (no --tflops), and
 # its cost-model estimate uses it (the same FLOPs as the timed run's at --tflops). Figures are printed, not asserted (the machine is shared).
-# --compute gemm on the nccl backend is refused (exit 2, one message, no file).
+# --compute gemm on the nccl backend is accepted (cuBLAS; without a GPU the backend refuses).
 source "$(dirname "$0")/lib.sh"
 
 args=(proxy --dp 2 --layers 4 --microbatches 4 --bucket-mb 2 --overlap on --steps 3
@@ -80,14 +80,17 @@ if [ -f "$info" ] && [ -f "$TMP/timed.csv/proxy_ranks.csv" ]; then
 fi
 echo "# timed vs gemm: slowdown ${slow[timed]:-?} vs ${slow[gemm]:-?}, exposed ${exposed[timed]:-?} vs ${exposed[gemm]:-?} ms, dp exposed ${dpexp[timed]:-?} vs ${dpexp[gemm]:-?} ms"
 
-# the nccl backend has no GEMM compute: refused before anything runs
+# the nccl backend's GEMM compute (cuBLAS) is accepted: with a GPU it runs; without one the
+# backend's own refusal is the one message (exit 2, no file), no longer "host backend only"
 f="$TMP/nccl.h5"
-sp_mpirun 2 proxy --backend nccl --compute gemm -O "$f" </dev/null >"$TMP/out" 2>"$TMP/err"
+sp_mpirun 2 proxy --backend nccl --compute gemm --model tiny --steps 1 -O "$f" </dev/null >"$TMP/out" 2>"$TMP/err"
 rc=$?
 n=$(grep -c 'error' "$TMP/err")
-if [ "$rc" -eq 2 ] && [ ! -e "$f" ] && [ "$n" -eq 1 ] &&
-  grep -q -- '--compute gemm runs on the host backend only' "$TMP/err"; then
-  ok "--compute gemm --backend nccl: exit 2, one message, no file"
+if [ "$rc" -eq 0 ] && [ -s "$f" ] && grep -q 'cublasGemmStridedBatchedEx' "$TMP/out"; then
+  ok "--compute gemm --backend nccl: ran on a GPU with cuBLAS"
+elif [ "$rc" -eq 2 ] && [ ! -e "$f" ] && [ "$n" -eq 1 ] && grep -q 'backend nccl' "$TMP/err" &&
+  ! grep -q 'host backend only' "$TMP/err"; then
+  ok "--compute gemm --backend nccl without a GPU: exit 2, one message ($(grep -m1 error "$TMP/err" | cut -c1-90)), no file"
 else
   not_ok "--compute gemm --backend nccl: rc=$rc, $n error lines"
   cat "$TMP/err"

@@ -12,32 +12,6 @@
 #define SKIP_EXIT_CODE 77
 #define MAX_BYTES (1u << 20)
 
-/* Replace the harness's host backend by the nccl backend. Returns 0 when no GPU can be used. */
-static int open_nccl(sp_ctx_t *ctx, int cuda_graph)
-{
-    sp_backend_config_t cfg = {.local_rank = ctx->topo.local_rank,
-                               .local_size = ctx->topo.local_size,
-                               .device = -1,
-                               .timeout_s = 60.0,
-                               .cuda_graph = cuda_graph};
-    char err[512] = "";
-    sp_status_t status;
-
-    sp_backend_close(&ctx->backend);
-    status = sp_backend_open(SP_BACKEND_NCCL, ctx->world, &cfg, &ctx->backend, err, sizeof(err));
-    if (status == SP_ERR_UNSUPPORTED) {
-        if (ctx->rank == 0) {
-            printf("skipped: no GPU (%s)\n", err);
-        }
-        return 0;
-    }
-    if (status != SP_OK) {
-        SP_TEST_FAIL("sp_backend_open(nccl): %s: %s", sp_status_name(status), err);
-    }
-    SP_TEST_TRUE(strcmp(ctx->backend.ops->name, "nccl") == 0);
-    return 1;
-}
-
 /* Rank 0: the point just measured has no wrong values, the fixed sample count and a time. */
 static void check_row(const sp_coll_t *coll, const sp_coll_args_t *args, size_t bytes,
                       int cuda_graph, const sp_coll_row_t *row)
@@ -111,7 +85,7 @@ int main(int argc, char **argv)
     for (int graph = 0; graph < 2; graph++) {
         long points;
 
-        if (!open_nccl(&ctx, graph)) {
+        if (!sp_test_open_nccl(&ctx, graph)) {
             SP_TEST_EQ_INT(graph, 0); /* the GPU does not vanish between the two passes */
             sp_test_ctx_fini(&ctx);
             return SKIP_EXIT_CODE;

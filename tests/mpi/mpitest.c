@@ -34,6 +34,31 @@ void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx)
                    SP_OK);
 }
 
+int sp_test_open_nccl(sp_ctx_t *ctx, int cuda_graph)
+{
+    sp_backend_config_t cfg = {.local_rank = ctx->topo.local_rank,
+                               .local_size = ctx->topo.local_size,
+                               .device = -1,
+                               .timeout_s = 60.0,
+                               .cuda_graph = cuda_graph};
+    char err[512] = "";
+    sp_status_t status;
+
+    sp_backend_close(&ctx->backend);
+    status = sp_backend_open(SP_BACKEND_NCCL, ctx->world, &cfg, &ctx->backend, err, sizeof(err));
+    if (status == SP_ERR_UNSUPPORTED) {
+        if (ctx->rank == 0) {
+            printf("skipped: no GPU (%s)\n", err);
+        }
+        return 0;
+    }
+    if (status != SP_OK) {
+        SP_TEST_FAIL("sp_backend_open(nccl): %s: %s", sp_status_name(status), err);
+    }
+    SP_TEST_TRUE(strcmp(ctx->backend.ops->name, "nccl") == 0);
+    return 1;
+}
+
 void sp_test_ctx_fini(sp_ctx_t *ctx)
 {
     sp_backend_close(&ctx->backend);

@@ -42,6 +42,10 @@ void sp_test_fixed_opts(sp_coll_opts_t *opts);
 void sp_test_ctx_init(int *argc, char ***argv, sp_ctx_t *ctx);
 void sp_test_ctx_fini(sp_ctx_t *ctx);
 
+/* Replace the context's host backend by the nccl backend (tests/gpu). Returns 0, rank 0 printing
+ * "skipped: no GPU (reason)", when no GPU can be used; fails the test on any other error. */
+int sp_test_open_nccl(sp_ctx_t *ctx, int cuda_graph);
+
 /* Median of 3 values (the proxy tests measure 3 steps; the median resists one disturbed step). */
 double sp_test_median3(const double *x);
 
