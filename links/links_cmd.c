@@ -63,8 +63,8 @@ static sp_status_t links_check_topology(const void *opts, const sp_topo_t *topo,
         return SP_ERR_INVALID;
     }
     if (topo->nnodes < 2) {
-        snprintf(err, errlen, "--per rail: %d node: a rail links the nodes, launch on at least 2",
-                 topo->nnodes);
+        snprintf(err, errlen, "--per rail: %d node here; a rail's links run between nodes: "
+                 "launch on at least 2, the same rank count on each", topo->nnodes);
         return SP_ERR_INVALID;
     }
     for (int i = 1; i < topo->nranks; i++) {

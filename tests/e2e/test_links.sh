@@ -94,4 +94,16 @@ rc=$?
 [ "$rc" -eq 2 ] && [ "$(grep -c 'is larger than --max-samples' "$TMP/b3")" -eq 1 ] &&
   ok "--min-samples above --max-samples: exit 2, one message" ||
   { not_ok "min/max samples: rc=$rc"; cat "$TMP/b3"; }
+# --per rail on one host (one node: no rail has a link) and with the screen: exit 2, one message,
+# no file (its matrices, verdicts and the unequal-node refusal: tests/cluster/test_links_rail.sh)
+sp_mpirun 2 links "${small[@]/rank/rail}" -O "$TMP/b4.h5" >"$TMP/b4" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c 'error: --per rail: 1 node here' "$TMP/b4")" -eq 1 ] &&
+  [ ! -e "$TMP/b4.h5" ] && ok "--per rail on one node: exit 2, one message, no file" ||
+  { not_ok "--per rail on one node: rc=$rc"; cat "$TMP/b4"; }
+sp_mpirun 2 links "${small[@]/rank/rail}" --mode screen -O "$TMP/b5.h5" >"$TMP/b5" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c 'error: --per rail --mode screen: the screen bisects nodes' "$TMP/b5")" -eq 1 ] &&
+  [ ! -e "$TMP/b5.h5" ] && ok "--per rail --mode screen: exit 2, one message, no file" ||
+  { not_ok "--per rail --mode screen: rc=$rc"; cat "$TMP/b5"; }
 finish
