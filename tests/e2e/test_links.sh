@@ -48,7 +48,8 @@ good=$(awk '/^# bandwidth/ { on = 1; getline; next } /^#$/ { on = 0 }
 # export and compare know /links
 "$SCALEPROBE" export "$f" --csv "$TMP/csv" >"$TMP/exp" 2>&1
 rows=$(($(wc -l <"$TMP/csv/links.csv") - 1))
-counted=$(awk -F, 'NR > 1 && $NF == 1' "$TMP/csv/links.csv" | wc -l)
+counted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "counts") c = i; next }
+  $c == 1' "$TMP/csv/links.csv" | wc -l)
 [ "$rows" = "$pairs" ] && [ "$counted" = "18" ] &&
   head -1 "$TMP/csv/links.csv" | grep -q '^metric,pass,round,src,dst,src_host,dst_host,' &&
   ok "export --csv: links.csv has all $rows rows, 18 of them the ones that count" ||
