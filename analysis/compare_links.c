@@ -1,8 +1,8 @@
 /* compare of two link matrices (/links): which links changed. Each link (metric, from host, to
  * host; the pass that counts, sp_links_best_rows) of A is matched with B's by host names (and
- * ranks, with units per rank; rails, with units per rail), and the ratio of their median times is given with a bootstrap
- * CI of its samples (sp_ab_ratio): slower or faster when the CI lies beyond the threshold, else
- * within noise. */
+ * ranks, with units per rank; rails, with units per rail), and the ratio of their median times
+ * is given with a bootstrap CI of its samples (sp_ab_ratio): slower or faster when the CI lies
+ * beyond the threshold, else within noise. */
 #include "compare_internal.h"
 
 #include <math.h>
