@@ -21,8 +21,9 @@ need=${RAIL_NEED:-1}
 # from one call that the tbf burst lets through fast ran for seconds. --confirm 2: a healthy link
 # slowed by its round's load counts with a pass alone. Measured with other jobs on the machine
 # (load average 15-25): --confirm 1 named h3 on both rails, and nothing else, in 8 of 12 trials
-# (0 of 2 at 30 Mbit/s); --confirm 2 in 6 of 7 (the 7th: on one rail h3's 4 slow links were named
-# as links, its 6 links' median CI reaching a fast one, h3 named on the other rail only).
+# (0 of 2 at 30 Mbit/s); --confirm 2, as here, in 15 of 18 (the misses: on one rail h3's slow
+# links named as links, the CI of its 6 links' median reaching a fast one, or nothing named there),
+# and h3 the only node named, exclude list h3 alone, in 18 of 18.
 rate=10mbit
 hosts=h1:2,h2:2,h3:2,h4:2
 links=(links --per rail --size 32K --lat-size 8 --min-samples 6 --max-samples 24 --max-time 0.3
