@@ -474,9 +474,10 @@ sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out)
     const sp_links_result_data_t *d = &src->rd->links;
     int n = (int)d->nunits;
     const sp_links_pair_row_t **best[SP_LINKS_METRIC_COUNT] = {NULL, NULL};
+    int per_rail = strcmp(d->per, "rail") == 0;
 
     fputs("metric,pass,round,src,dst,src_host,dst_host,bytes,batch,samples,converged,median_us,"
-          "ci_lo_us,ci_hi_us,value,value_lo,value_hi,units,counts\n",
+          "ci_lo_us,ci_hi_us,value,value_lo,value_hi,units,counts,rail\n",
           out);
     for (int m = 0; m < SP_LINKS_METRIC_COUNT && n > 0; m++) {
         best[m] = sp_links_best_rows(d, (sp_links_metric_t)m, n);
@@ -497,8 +498,12 @@ sp_status_t sp_export_links_csv(const sp_export_src_t *src, FILE *out)
             fputc(',', out);
             sp__export_csv_double(out, v[k]);
         }
-        fprintf(out, ",%s,%d\n", ok ? sp_links_metric_units((sp_links_metric_t)p->metric) : "?",
+        fprintf(out, ",%s,%d,", ok ? sp_links_metric_units((sp_links_metric_t)p->metric) : "?",
                 counts);
+        if (ok && per_rail) {
+            fprintf(out, "%d", (int)d->units[p->src].rail); /* a pair's units share it */
+        }
+        fputc('\n', out);
     }
     free(best[0]);
     free(best[1]);

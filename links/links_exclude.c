@@ -26,7 +26,11 @@ static void json_outlier(FILE *f, const sp_links_outlier_row_t *o)
     sp_json_num(f, "cohort", o->cohort);
     fprintf(f, ", \"cohort_units\": ");
     sp_json_str(f, sp_links_metric_units((sp_links_metric_t)o->metric));
-    fprintf(f, ", \"slow_links\": %d, \"links\": %d}", o->nslow, o->nlinks);
+    fprintf(f, ", \"slow_links\": %d, \"links\": %d", o->nslow, o->nlinks);
+    if (o->rail >= 0) {
+        fprintf(f, ", \"rail\": %d", (int)o->rail);
+    }
+    fprintf(f, "}");
 }
 
 /* One entry of "nodes": the host, a one-line reason and every finding that names it. */

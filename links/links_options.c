@@ -6,7 +6,7 @@
 
 #define OFF(field) offsetof(sp_links_opts_t, field)
 
-const char *const sp_links_per_names[SP_LINKS_PER_COUNT] = {"node", "rank"};
+const char *const sp_links_per_names[SP_LINKS_PER_COUNT] = {"node", "rank", "rail"};
 const char *const sp_links_mode_names[SP_LINKS_MODE_COUNT] = {"matrix", "screen", "both"};
 
 static const sp_opt_def_t links_defs[] = {
@@ -15,7 +15,10 @@ static const sp_opt_def_t links_defs[] = {
      "O(log n) rounds) or both (screen first)",
      0, -1, sp_links_mode_names, SP_LINKS_MODE_COUNT},
     {"per", 0, SP_OPT_CHOICE, OFF(per), "node", "UNIT",
-     "a unit of the matrix: node (its lowest rank) or rank (every rank)", 0, -1,
+     "a unit of the matrix: node (its lowest rank), rank (every rank) or rail (local rank r "
+     "of every node paired only with local rank r of the others, all rails at once: one "
+     "matrix per GPU/NIC rail in the node matrix's rounds)",
+     0, -1,
      sp_links_per_names, SP_LINKS_PER_COUNT},
     {"size", 's', SP_OPT_SIZE, OFF(size), "4M", "BYTES",
      "bandwidth: bytes per message, one direction at a time", 1, 1ull << 34, NULL, 0},

@@ -9,8 +9,15 @@
 #include "options.h"
 #include "runopts.h"
 
-/* What a unit of the matrix is: one rank per node (the node's lowest rank), or every rank. */
-typedef enum { SP_LINKS_PER_NODE = 0, SP_LINKS_PER_RANK, SP_LINKS_PER_COUNT } sp_links_per_t;
+/* What a unit of the matrix is: one rank per node (the node's lowest rank), every rank, or
+ * every rank with pairs only within its rail (local rank r of each node with local rank r of the
+ * others: one matrix per rail, all rails measured at once). */
+typedef enum {
+    SP_LINKS_PER_NODE = 0,
+    SP_LINKS_PER_RANK,
+    SP_LINKS_PER_RAIL,
+    SP_LINKS_PER_COUNT
+} sp_links_per_t;
 extern const char *const sp_links_per_names[SP_LINKS_PER_COUNT];
 
 /* matrix: pairwise rounds; screen: bisection with group all_reduce; both: screen, then matrix */

@@ -12,11 +12,24 @@
 /*
  * Outliers of a link matrix from its pair rows (bandwidth and latency; links_verdict.h's rule
  * with each metric's threshold): rows into out (at most 2 * (n + n * (n - 1) / 2)), *nout_p how many, and
- * the cohort of each metric (GB/s, us) into cohort[2]. Returns SP_ERR_NOMEM, SP_ERR_INVALID.
+ * the cohort of each metric (GB/s, us) into cohort[2]. With units per rail, each rail's matrix
+ * is judged on its own (its own cohort, in its outlier rows) and cohort[] is the median over
+ * the rails. Returns SP_ERR_NOMEM, SP_ERR_INVALID.
  */
 sp_status_t sp_links_analyze(const sp_links_result_data_t *d,
                              const double threshold[SP_LINKS_METRIC_COUNT],
                              sp_links_outlier_row_t *out, size_t *nout_p, double *cohort);
+
+/* The rails of d: with units per rail (rail-major, every rail the same nodes), the number of
+ * rails and the nodes per rail in *nodes_p; otherwise 1 and all the units in *nodes_p. */
+int sp_links_rails(const sp_links_result_data_t *d, int *nodes_p);
+
+/* sp_links_analyze for one rail's block of the matrix (rail 0 without rails: all of it), the
+ * outliers' units those of the whole matrix, cohort[2] the rail's. SP_ERR_INVALID for a rail
+ * out of range. */
+sp_status_t sp_links_analyze_rail(const sp_links_result_data_t *d,
+                                  const double threshold[SP_LINKS_METRIC_COUNT], int rail,
+                                  sp_links_outlier_row_t *out, size_t *nout_p, double *cohort);
 
 /* For every cell of the n x n matrix of metric m (row: src, column: dst; latency both ways),
  * the pair row that counts (sp_links_row_better over passes), NULL where not measured. The

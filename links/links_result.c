@@ -26,6 +26,7 @@ hid_t sp__links_unit_type(void)
     H5Tinsert(t, "unit", HOFFSET(sp_links_unit_row_t, unit), H5T_NATIVE_INT32);
     H5Tinsert(t, "rank", HOFFSET(sp_links_unit_row_t, rank), H5T_NATIVE_INT32);
     H5Tinsert(t, "node", HOFFSET(sp_links_unit_row_t, node), H5T_NATIVE_INT32);
+    H5Tinsert(t, "rail", HOFFSET(sp_links_unit_row_t, rail), H5T_NATIVE_INT32);
     sp__result_insert_str(t, "host", HOFFSET(sp_links_unit_row_t, host), SP_HOST_LEN);
     return t;
 }
@@ -90,6 +91,7 @@ hid_t sp__links_outlier_type(void)
     F(cohort, H5T_NATIVE_DOUBLE);
     F(nslow, H5T_NATIVE_INT32);
     F(nlinks, H5T_NATIVE_INT32);
+    F(rail, H5T_NATIVE_INT32);
 #undef F
     H5Tclose(metric_t);
     H5Tclose(kind_t);

@@ -17,11 +17,13 @@ extern const char *const sp_links_metric_names[SP_LINKS_METRIC_COUNT];
 /* "GB/s" or "us" */
 const char *sp_links_metric_units(sp_links_metric_t m);
 
-/* One row of /links/units: a unit of the matrix (a node's lowest rank, or a rank). */
+/* One row of /links/units: a unit of the matrix (a node's lowest rank, or a rank). With
+ * --per rail the units are rail-major (unit = rail * nodes + node). */
 typedef struct {
     int32_t unit;
     int32_t rank;
     int32_t node;
+    int32_t rail;         /* the rank's local rank (its GPU/NIC rail) */
     char host[SP_HOST_LEN];
 } sp_links_unit_row_t;
 
@@ -74,6 +76,7 @@ typedef struct {
     double cohort;        /* the cohort's value (GB/s or us) */
     int32_t nslow;
     int32_t nlinks;
+    int32_t rail;         /* --per rail: the rail whose matrix names it; else -1 */
 } sp_links_outlier_row_t;
 
 /* /links/screen rows are sp_links_bisect_step_t (links_bisect.h); times in seconds. */

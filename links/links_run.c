@@ -69,28 +69,54 @@ void sp__links_quiet_barrier(MPI_Comm comm, int nap)
 
 /* ---- set-up ---- */
 
+/* The units: a node's lowest rank, every rank, or (per rail) every rank at rail-major place
+ * local_rank * nodes + node, every node holding the same ranks (links_cmd.c checked it). */
 static sp_status_t find_units(links_run_t *lr)
 {
     sp_ctx_t *ctx = lr->ctx;
-    int *local = calloc((size_t)ctx->nranks, sizeof(int));
-    int mine = ctx->topo.local_rank;
+    int *where = calloc(2 * (size_t)ctx->nranks, sizeof(int));
+    int mine[2] = {ctx->topo.local_rank, ctx->topo.node};
+    int rail = lr->o->per == SP_LINKS_PER_RAIL;
 
     lr->unit_rank = calloc((size_t)ctx->nranks, sizeof(int));
-    if (local == NULL || lr->unit_rank == NULL) {
-        free(local);
+    if (where == NULL || lr->unit_rank == NULL) {
+        free(where);
         return SP_ERR_NOMEM;
     }
-    MPI_Allgather(&mine, 1, MPI_INT, local, 1, MPI_INT, ctx->world);
+    MPI_Allgather(mine, 2, MPI_INT, where, 2, MPI_INT, ctx->world);
     lr->n = 0;
     lr->my_unit = -1;
-    for (int r = 0; r < ctx->nranks; r++) {
-        if (lr->o->per == SP_LINKS_PER_RANK || local[r] == 0) {
+    lr->nnodes = ctx->topo.nnodes;
+    lr->nrails = rail ? ctx->topo.local_size : 1;
+    for (int r = 0; r < ctx->nranks && rail; r++) {
+        int u = where[2 * r] * lr->nnodes + where[2 * r + 1];
+        lr->my_unit = r == ctx->rank ? u : lr->my_unit;
+        lr->unit_rank[u] = r;
+        lr->n++;
+    }
+    for (int r = 0; r < ctx->nranks && !rail; r++) {
+        if (lr->o->per == SP_LINKS_PER_RANK || where[2 * r] == 0) {
             lr->my_unit = r == ctx->rank ? lr->n : lr->my_unit;
             lr->unit_rank[lr->n++] = r;
         }
     }
-    free(local);
+    free(where);
     return SP_OK;
+}
+
+/* Round r's pairs of units into pairs (lr->n + 1 entries); returns how many. */
+static int round_pairs(const links_run_t *lr, int r, int *pairs)
+{
+    if (lr->o->per == SP_LINKS_PER_RAIL) {
+        return sp_links_rail_round(lr->nnodes, lr->nrails, r, pairs, NULL);
+    }
+    return sp_links_round(lr->n, r, pairs, NULL);
+}
+
+/* Rounds of the whole schedule: the node matrix's for every rail at once, per rail. */
+static int schedule_rounds(const links_run_t *lr)
+{
+    return sp_links_nrounds(lr->o->per == SP_LINKS_PER_RAIL ? lr->nnodes : lr->n);
 }
 
 static sp_status_t links_init(links_run_t *lr, sp_ctx_t *ctx, const sp_links_opts_t *o)
@@ -202,6 +228,7 @@ static sp_status_t links_begin(links_run_t *lr, int nrounds, int nmeasured)
         lr->acc.units[u].unit = u;
         lr->acc.units[u].rank = tr->rank;
         lr->acc.units[u].node = tr->node;
+        lr->acc.units[u].rail = tr->local_rank;
         snprintf(lr->acc.units[u].host, sizeof(lr->acc.units[u].host), "%s", tr->host);
     }
     status = sp_links_result_begin(ctx->result, attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
@@ -212,6 +239,11 @@ static sp_status_t links_begin(links_run_t *lr, int nrounds, int nmeasured)
                     "mode %s\n",
             lr->n, sp_links_per_names[o->per], ctx->nranks, ctx->topo.nnodes,
             ctx->backend.ops->name, sp_links_mode_names[o->mode]);
+    if (o->per == SP_LINKS_PER_RAIL) {
+        fprintf(stdout, "# rails: %d matrices of %d nodes (local rank r of every node with local "
+                        "rank r of the others), all rails in each round\n",
+                lr->nrails, lr->nnodes);
+    }
     if (o->mode != SP_LINKS_MODE_SCREEN) {
         fprintf(stdout, "# matrix: %d of %d rounds of disjoint pairs, bandwidth %llu B one way, "
                         "latency %llu B exchanged\n",
@@ -465,7 +497,7 @@ static sp_status_t run_matrix(links_run_t *lr, const int *rounds, int nmeasured)
     sp_status_t status = sp_ctx_agree(ctx, pairs != NULL ? SP_OK : SP_ERR_NOMEM);
 
     for (int i = 0; i < nmeasured && status == SP_OK; i++) {
-        int np = sp_links_round(lr->n, rounds[i], pairs, NULL);
+        int np = round_pairs(lr, rounds[i], pairs);
         for (int phase = 0; phase < PHASE_COUNT && status == SP_OK; phase++) {
             size_t n = 0;
             long k = 0;
@@ -497,6 +529,7 @@ static int find_suspects(links_run_t *lr, int *sus)
     const double thr[SP_LINKS_METRIC_COUNT] = {lr->o->threshold, lr->o->lat_threshold};
     size_t nout = 0;
     int ns = 0;
+    int k = lr->o->per == SP_LINKS_PER_RAIL ? lr->nnodes : n;
 
     if (o != NULL && mark != NULL &&
         sp_links_analyze(&lr->acc, thr, o, &nout, cohort) == SP_OK) {
@@ -507,7 +540,8 @@ static int find_suspects(links_run_t *lr, int *sus)
             for (int j = 0; j < n; j++) {
                 int a = o[i].kind == SP_LINKS_FIND_NODE ? (o[i].a < j ? o[i].a : j) : o[i].a;
                 int b = o[i].kind == SP_LINKS_FIND_NODE ? (o[i].a < j ? j : o[i].a) : o[i].b;
-                if (a != b && !mark[(size_t)a * (size_t)n + (size_t)b]) {
+                /* per rail, a node's pairs are those of its rail */
+                if (a != b && a / k == b / k && !mark[(size_t)a * (size_t)n + (size_t)b]) {
                     mark[(size_t)a * (size_t)n + (size_t)b] = 1;
                     sus[2 * ns] = a;
                     sus[2 * ns + 1] = b;
@@ -557,6 +591,34 @@ static sp_status_t confirm(links_run_t *lr)
     return status;
 }
 
+/* The cohort attribute: the matrix's, or per rail each rail's (its verdicts are judged on it). */
+static sp_status_t cohort_text(links_run_t *lr, const double *cohort, char *c, size_t len)
+{
+    const double thr[SP_LINKS_METRIC_COUNT] = {lr->o->threshold, lr->o->lat_threshold};
+    size_t k = (size_t)lr->nnodes;
+    sp_links_outlier_row_t *o = NULL;
+    size_t at = 0;
+    sp_status_t status = SP_OK;
+
+    if (lr->o->per != SP_LINKS_PER_RAIL) {
+        snprintf(c, len, "bandwidth %.4g GB/s, latency %.4g us", cohort[SP_LINKS_BW],
+                 cohort[SP_LINKS_LAT]);
+        return SP_OK;
+    }
+    o = calloc(2 * (k + k * k), sizeof(*o));
+    status = o != NULL ? SP_OK : SP_ERR_NOMEM;
+    c[0] = '\0';
+    for (int q = 0; q < lr->nrails && status == SP_OK && at < len; q++) {
+        double rc[SP_LINKS_METRIC_COUNT];
+        size_t nout = 0;
+        status = sp_links_analyze_rail(&lr->acc, thr, q, o, &nout, rc);
+        at += (size_t)snprintf(c + at, len - at, "%srail %d: bandwidth %.4g GB/s, latency %.4g us",
+                               q > 0 ? "; " : "", q, rc[SP_LINKS_BW], rc[SP_LINKS_LAT]);
+    }
+    free(o);
+    return status;
+}
+
 /* Rank 0: the matrices, the outliers and the report of the matrix. */
 static sp_status_t finish_matrix(links_run_t *lr)
 {
@@ -600,11 +662,13 @@ static sp_status_t finish_matrix(links_run_t *lr)
         status = sp_links_result_outliers(res, lr->acc.outliers, nout);
     }
     if (status == SP_OK) {
-        char c[128];
-        snprintf(c, sizeof(c), "bandwidth %.4g GB/s, latency %.4g us", cohort[SP_LINKS_BW],
-                 cohort[SP_LINKS_LAT]);
-        status = sp_links_result_attr(res, "cohort", c);
-        fprintf(stdout, "# cohort (median over units of each unit's median link): %s\n", c);
+        char c[1024];
+        status = cohort_text(lr, cohort, c, sizeof(c));
+        if (status == SP_OK) {
+            status = sp_links_result_attr(res, "cohort", c);
+        }
+        fprintf(stdout, "# cohort (median over units of each unit's median link%s): %s\n",
+                lr->nrails > 1 ? ", each rail's own" : "", c);
     }
     free(m);
     return status;
@@ -619,7 +683,7 @@ sp_status_t sp_links_run(sp_ctx_t *ctx, const sp_links_opts_t *opts)
     sp_status_t status = links_init(&lr, ctx, opts);
 
     if (status == SP_OK) {
-        nrounds = sp_links_nrounds(lr.n);
+        nrounds = schedule_rounds(&lr);
         rounds = calloc((size_t)nrounds + 1, sizeof(int));
         nmeasured = rounds != NULL ? sp_links_pick_rounds(nrounds, (int)opts->rounds, rounds) : 0;
         status = rounds != NULL ? SP_OK : SP_ERR_NOMEM;

@@ -14,6 +14,8 @@ typedef struct {
     sp_ctx_t *ctx;
     const sp_links_opts_t *o;
     int n;                 /* units */
+    int nnodes;            /* --per rail: nodes per rail (units are rail-major) */
+    int nrails;            /* --per rail: rails (ranks per node); else 1 */
     int *unit_rank;        /* n: the world rank of each unit */
     int my_unit;           /* this rank's unit, -1: none */
     void *sbuf;            /* backend memory, buf_bytes each */

@@ -41,6 +41,22 @@ int sp_links_round(int n, int r, int *pairs, int *bye_p)
     return np;
 }
 
+int sp_links_rail_round(int nnodes, int nrails, int r, int *pairs, int *bye_p)
+{
+    int np = nrails >= 1 ? sp_links_round(nnodes, r, pairs, bye_p) : -1;
+
+    if (np < 0) {
+        return -1;
+    }
+    /* rail 0's pairs are the node pairs; rail q's the same pairs shifted by q * nnodes */
+    for (int q = 1; q < nrails; q++) {
+        for (int i = 0; i < 2 * np; i++) {
+            pairs[2 * np * q + i] = pairs[i] + q * nnodes;
+        }
+    }
+    return np * nrails;
+}
+
 int sp_links_pick_rounds(int nrounds, int k, int *rounds)
 {
     if (k <= 0 || k > nrounds) {

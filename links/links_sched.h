@@ -16,6 +16,17 @@ int sp_links_nrounds(int n);
  */
 int sp_links_round(int n, int r, int *pairs, int *bye_p);
 
+/*
+ * Round r of the rail matrix (--per rail) of nnodes nodes with nrails ranks each: the units are
+ * rail-major (unit = rail * nnodes + node), and each rail runs round r of the node schedule
+ * (sp_links_round(nnodes, r)) among its own units at the same time, so a round holds
+ * nrails * (nnodes / 2) pairs, never two rails in one pair, and sp_links_nrounds(nnodes) rounds
+ * cover every same-rail pair once. Writes the pairs as sp_links_round does (pairs holds
+ * nnodes * nrails entries) and returns how many; *bye_p (may be NULL) is the node that sits out
+ * on every rail (-1 for even nnodes). Returns -1 for arguments out of range.
+ */
+int sp_links_rail_round(int nnodes, int nrails, int r, int *pairs, int *bye_p);
+
 /* k of nrounds rounds spread evenly over the schedule (k >= nrounds or k <= 0: all), in
  * increasing order into rounds[]; returns how many. */
 int sp_links_pick_rounds(int nrounds, int k, int *rounds);

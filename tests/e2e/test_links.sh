@@ -48,7 +48,8 @@ good=$(awk '/^# bandwidth/ { on = 1; getline; next } /^#$/ { on = 0 }
 # export and compare know /links
 "$SCALEPROBE" export "$f" --csv "$TMP/csv" >"$TMP/exp" 2>&1
 rows=$(($(wc -l <"$TMP/csv/links.csv") - 1))
-counted=$(awk -F, 'NR > 1 && $NF == 1' "$TMP/csv/links.csv" | wc -l)
+counted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "counts") c = i; next }
+  $c == 1' "$TMP/csv/links.csv" | wc -l)
 [ "$rows" = "$pairs" ] && [ "$counted" = "18" ] &&
   head -1 "$TMP/csv/links.csv" | grep -q '^metric,pass,round,src,dst,src_host,dst_host,' &&
   ok "export --csv: links.csv has all $rows rows, 18 of them the ones that count" ||
@@ -94,4 +95,16 @@ rc=$?
 [ "$rc" -eq 2 ] && [ "$(grep -c 'is larger than --max-samples' "$TMP/b3")" -eq 1 ] &&
   ok "--min-samples above --max-samples: exit 2, one message" ||
   { not_ok "min/max samples: rc=$rc"; cat "$TMP/b3"; }
+# --per rail on one host (one node: no rail has a link) and with the screen: exit 2, one message,
+# no file (its matrices, verdicts and the unequal-node refusal: tests/cluster/test_links_rail.sh)
+sp_mpirun 2 links "${small[@]/rank/rail}" -O "$TMP/b4.h5" >"$TMP/b4" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c 'error: --per rail: 1 node here' "$TMP/b4")" -eq 1 ] &&
+  [ ! -e "$TMP/b4.h5" ] && ok "--per rail on one node: exit 2, one message, no file" ||
+  { not_ok "--per rail on one node: rc=$rc"; cat "$TMP/b4"; }
+sp_mpirun 2 links "${small[@]/rank/rail}" --mode screen -O "$TMP/b5.h5" >"$TMP/b5" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c 'error: --per rail --mode screen: the screen bisects nodes' "$TMP/b5")" -eq 1 ] &&
+  [ ! -e "$TMP/b5.h5" ] && ok "--per rail --mode screen: exit 2, one message, no file" ||
+  { not_ok "--per rail --mode screen: rc=$rc"; cat "$TMP/b5"; }
 finish

@@ -1,7 +1,9 @@
 /* Unit tests of links/links_report.h on pair rows as the run writes them: the verdicts in the
  * metrics' own units (a slow node's bandwidth below 1 x the cohort, a slow pair's latency above
  * 1 x), the exclude list (matrix nodes and the screen's node, host names that are prefixes of
- * others), the printed report and Slurm lines, and the two exclude files. */
+ * others), the printed report and Slurm lines, the two exclude files, and per rail: each rail's
+ * matrix judged on its own (one slow rail of a node named on that rail only, a slow node on
+ * every rail, the host drained once). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -170,11 +172,124 @@ static void test_exclude_and_report(void **state)
     assert_non_null(strstr(buf, "\"a\": \"h1\", \"b\": \"h2\""));
 }
 
+#define NODES 4
+#define RAILS 2
+#define NU (NODES * RAILS)
+
+/* 4 nodes x 2 rails, units rail-major (unit = rail * 4 + node), pairs only within a rail; node
+ * 2 ("h3") at a tenth of the bandwidth on the rails in slow_rails (a bit mask). */
+static void build_rails(sp_links_result_data_t *d, sp_links_unit_row_t *u,
+                        sp_links_pair_row_t *p, unsigned slow_rails)
+{
+    size_t k = 0;
+
+    memset(d, 0, sizeof(*d));
+    for (int i = 0; i < NU; i++) {
+        u[i].unit = i;
+        u[i].rank = (i % NODES) * RAILS + i / NODES; /* ranks by block: node-major */
+        u[i].node = i % NODES;
+        u[i].rail = i / NODES;
+        snprintf(u[i].host, sizeof(u[i].host), "%s", hosts[i % NODES]);
+    }
+    for (int i = 0; i < NU; i++) {
+        for (int j = 0; j < NU; j++) {
+            int q = i / NODES;
+            int slow = ((slow_rails >> q) & 1u) && (i % NODES == 2 || j % NODES == 2);
+            if (q != j / NODES || i == j) {
+                continue; /* never across rails */
+            }
+            add(&p[k++], SP_LINKS_BW, i, j, slow ? 1000.0 : 100.0, 1e6);
+            if (i < j) {
+                add(&p[k++], SP_LINKS_LAT, i, j, 10.0, 8);
+            }
+        }
+    }
+    d->units = u;
+    d->nunits = NU;
+    d->pairs = p;
+    d->npairs = k;
+    snprintf(d->per, sizeof(d->per), "rail");
+    snprintf(d->threshold, sizeof(d->threshold), "0.2");
+}
+
+/* The report of d with its outliers analysed, into a string the caller frees. */
+static char *analysed_report(sp_links_result_data_t *d, sp_links_outlier_row_t *o,
+                             size_t *nout_p)
+{
+    const double thr[SP_LINKS_METRIC_COUNT] = {0.2, 0.5};
+    double cohort[SP_LINKS_METRIC_COUNT];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    assert_int_equal(sp_links_analyze(d, thr, o, nout_p, cohort), SP_OK);
+    assert_true(fabs(cohort[SP_LINKS_BW] - 10.0) < 0.01);
+    d->outliers = o;
+    d->noutliers = *nout_p;
+    f = open_memstream(&text, &len);
+    sp_links_report_print(d, f);
+    fclose(f);
+    return text;
+}
+
+static void test_rails(void **state)
+{
+    sp_links_unit_row_t u[NU];
+    sp_links_pair_row_t p[2 * NU * NU];
+    sp_links_outlier_row_t o[2 * (NU + NU * NU)];
+    sp_links_result_data_t d;
+    char list[256];
+    size_t nout = 0;
+    int nodes = 0;
+    char *text;
+
+    (void)state;
+    /* one slow rail (a NIC): named on rail 1 only, as h3's unit there */
+    build_rails(&d, u, p, 2u);
+    assert_int_equal(sp_links_rails(&d, &nodes), RAILS);
+    assert_int_equal(nodes, NODES);
+    text = analysed_report(&d, o, &nout);
+    assert_int_equal(nout, 1);
+    assert_int_equal(o[0].kind, SP_LINKS_FIND_NODE);
+    assert_int_equal(o[0].rail, 1);
+    assert_int_equal(o[0].a, 1 * NODES + 2);
+    assert_string_equal(o[0].host_a, "h3");
+    assert_int_equal(o[0].nslow, 6); /* its 3 links on rail 1, both ways */
+    assert_non_null(strstr(text, "# links: 8 units (per rail: 2 rail(s) x 4 nodes)"));
+    assert_non_null(strstr(text, "# bandwidth (GB/s, 1000000 B one way, rail 1)"));
+    assert_non_null(strstr(text, "# SLOW NODE bandwidth: h3 on rail 1 (unit 6)"));
+    assert_non_null(strstr(text, "# RAILS bandwidth: h3 slow on 1 of 2 rails (1): a rail fault"));
+    assert_int_equal(sp_links_exclude_hosts(&d, list, sizeof(list)), 1);
+    assert_string_equal(list, "h3");
+    free(text);
+
+    /* a slow node: every rail names it; drained once */
+    build_rails(&d, u, p, 3u);
+    text = analysed_report(&d, o, &nout);
+    assert_int_equal(nout, 2);
+    assert_int_equal(o[0].rail + o[1].rail, 0 + 1);
+    assert_string_equal(o[0].host_a, "h3");
+    assert_string_equal(o[1].host_a, "h3");
+    assert_non_null(strstr(text, "# RAILS bandwidth: h3 slow on 2 of 2 rails (0 1): a node fault"));
+    assert_null(strstr(text, "a rail fault"));
+    assert_int_equal(sp_links_exclude_hosts(&d, list, sizeof(list)), 1);
+    assert_string_equal(list, "h3");
+    free(text);
+
+    /* healthy rails: nothing named */
+    build_rails(&d, u, p, 0u);
+    text = analysed_report(&d, o, &nout);
+    assert_int_equal(nout, 0);
+    assert_non_null(strstr(text, "# no slow node or link"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts_in_units),
         cmocka_unit_test(test_exclude_and_report),
+        cmocka_unit_test(test_rails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
