@@ -460,6 +460,38 @@ static void test_curve(void **state)
     sp_predict_sweep_cleanup(&sw);
 }
 
+/* A sweep from a loaded host, not monotone in size (as recorded: a 256 KiB sendrecv at 31 ms
+ * beside 0.13 ms at 1 MiB): 16 KiB 7 us, 64 KiB 10 us, 256 KiB 31,000 us, 1 MiB 128 us, 4 MiB
+ * 33,000 us. finish makes each size's time the least at it or above: 256 KiB takes 1 MiB's
+ * 128 us; the others keep theirs; 128 KiB then lies on the line from 10 to 128 us. */
+static void test_curve_envelope(void **state)
+{
+    static const struct {
+        uint64_t bytes;
+        double us, want_us;
+    } pt[] = {{16384, 7.0, 7.0},
+              {65536, 10.0, 10.0},
+              {262144, 31000.0, 128.0},
+              {1048576, 128.0, 128.0},
+              {4194304, 33000.0, 33000.0}};
+    sp_predict_sweep_t sw;
+    const sp_predict_curve_t *c;
+
+    (void)state;
+    sp_predict_sweep_init(&sw, 2);
+    for (size_t i = 0; i < sizeof(pt) / sizeof(pt[0]); i++) {
+        assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_SENDRECV, pt[i].bytes, pt[i].us), SP_OK);
+    }
+    sp_predict_sweep_finish(&sw);
+    c = &sw.curve[SP_COLL_SENDRECV];
+    assert_int_equal(c->n, 5);
+    for (size_t i = 0; i < sizeof(pt) / sizeof(pt[0]); i++) {
+        assert_true(fabs(sp_predict_curve_eval(c, pt[i].bytes) - pt[i].want_us * 1e3) < 1e-9);
+    }
+    assert_true(fabs(sp_predict_curve_eval(c, 131072) - (10.0 + 118.0 / 3.0) * 1e3) < 1e-6);
+    sp_predict_sweep_cleanup(&sw);
+}
+
 /* Sweeps of several communicator sizes: a group takes its own size's sweep, else the nearest in
  * log size (a tie to the larger), scaled by the bus factor; coverage counts what lies beyond the
  * measured sizes and what was scaled. */
@@ -552,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
         cmocka_unit_test(test_tied_fsdp_priced),
+        cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
