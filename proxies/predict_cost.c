@@ -151,6 +151,15 @@ void sp_predict_sweep_finish(sp_predict_sweep_t *sw)
             i = j;
         }
         c->n = out;
+        /* the same operation on more bytes cannot cost less (it could carry the smaller buffer
+         * padded), so a time measured at a size bounds every smaller size: a point above a
+         * larger size's time is contamination (a loaded host descheduling a polling rank), and
+         * each size takes the least time measured at it or above (docs/METHODOLOGY.md) */
+        for (size_t i = out; i-- > 1;) {
+            if (c->time_ns[i - 1] > c->time_ns[i]) {
+                c->time_ns[i - 1] = c->time_ns[i];
+            }
+        }
         free(pt);
     }
 }

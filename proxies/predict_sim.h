@@ -98,7 +98,8 @@ typedef struct {
 } sp_predict_sweep_t;
 
 /* init: empty curves for a sweep over nranks ranks; add one measurement (several at one size
- * are averaged by finish); finish sorts every curve. add: SP_ERR_INVALID for a bad op or a
+ * are averaged by finish); finish sorts every curve and makes it non-decreasing: each size's
+ * time is the least of its own and every larger size's (a suffix minimum). add: SP_ERR_INVALID for a bad op or a
  * time that is not finite and > 0, SP_ERR_NOMEM. */
 void sp_predict_sweep_init(sp_predict_sweep_t *sw, int nranks);
 sp_status_t sp_predict_sweep_add(sp_predict_sweep_t *sw, int op, uint64_t bytes, double time_us);

@@ -682,10 +682,7 @@ static void emit_finalize(builder_t *b)
         n = 0;
     }
     for (int k = 0; k < 2; k++) {
-        uint64_t count = k == 0 ? n
-                         : sp_program_embedding_group(c, c->stage) == 1
-                             ? c->logits_param_bytes / elt_size(b)
-                             : 0;
+        uint64_t count = k == 0 ? n : sp_program_embedding_grad_elements(c, c->stage);
         int32_t t;
         if (count == 0) {
             continue;

@@ -49,8 +49,9 @@
  * order): with tp > 1 and sequence parallelism one all-reduce over the TP group of the gradients
  * of the sequence-parallel parameters of the stage's layers (and the final norm on the last
  * virtual stage), allreduce_layernorm_grads; then with tied embeddings and the embedding and the
- * output layer on two stages, one all-reduce of the word-embedding gradient (vocab/tp x h) over
- * the embedding group on those two stages, allreduce_word_embedding_grads. Both in grad_dtype.
+ * output layer on two stages, one all-reduce of the word-embedding gradient (vocab/tp x h; with
+ * FSDP the rank's DP shard of it) over the embedding group on those two stages,
+ * allreduce_word_embedding_grads. Both in grad_dtype.
  */
 #ifndef SP_PROGRAM_H
 #define SP_PROGRAM_H
@@ -206,6 +207,12 @@ int sp_program_pp_colours(const sp_program_config_t *c);
  * the first and the last virtual stage on one stage, as the V places them), 1 when stage is the
  * first or the last stage, 0 for a stage between them. */
 int sp_program_embedding_group(const sp_program_config_t *c, int stage);
+
+/* Elements of the tied word-embedding gradient stage all-reduces over the embedding group once
+ * per step: vocab/tp x h (logits_param_bytes in dtype) on the first and the last stage; with FSDP
+ * (dp > 1) the stage's DP shard of it, ceil(vocab/tp x h / dp), as Megatron-FSDP; 0 on a stage
+ * outside the group or without one. */
+uint64_t sp_program_embedding_grad_elements(const sp_program_config_t *c, int stage);
 
 /* The timeline's `seq` of the collective that is task `index` of a rank's program on lane, in
  * step (docs/SCHEMA.md): one instance per group, task and step, by family (TP 0, DP 1, the

@@ -76,6 +76,24 @@ int sp_program_embedding_group(const sp_program_config_t *c, int stage)
     return stage == first || stage == last;
 }
 
+uint64_t sp_program_embedding_grad_elements(const sp_program_config_t *c, int stage)
+{
+    uint64_t n;
+
+    if (sp_program_embedding_group(c, stage) != 1) {
+        return 0;
+    }
+    n = c->logits_param_bytes / sp_dtype_size(c->dtype);
+    /* Megatron-FSDP: finalize_model_grads' _allreduce_embedding_grad takes the gradient's
+     * _local_tensor when ddp_config.use_megatron_fsdp, so the embedding group reduces this DP
+     * rank's shard (padded to a whole share), not the full vocab/tp x h (NVIDIA/Megatron-LM,
+     * megatron/core/distributed/finalize_model_grads.py; docs/METHODOLOGY.md) */
+    if (c->dp > 1 && c->dp_mode == SP_DP_FSDP) {
+        n = (n + (uint64_t)c->dp - 1) / (uint64_t)c->dp;
+    }
+    return n;
+}
+
 uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
                      size_t index)
 {

@@ -310,6 +310,53 @@ static void test_hand_tied(void **state)
     sp_predict_result_free(&res);
 }
 
+/* Only all-reduces cost, one ns per byte: with tp 1 the one all-reduce of an FSDP step is the
+ * tied embedding's. */
+static double allreduce_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)nranks;
+    return op == SP_COLL_ALL_REDUCE ? (double)bytes : 0.0;
+}
+
+/* The tied embedding's all-reduce as predict prices it, with DDP and FSDP at dp 2: the gradient
+ * of vocab/tp x h = 512 bytes / 2 = 256 elements in bf16, so DDP: 512 bytes, 512 ns; FSDP
+ * (Megatron-FSDP reduces the rank's shard): 128 elements, 256 bytes, 256 ns, from the moment
+ * the later end reaches it to the end of both. */
+static void test_tied_fsdp_priced(void **state)
+{
+    for (int fsdp = 0; fsdp < 2; fsdp++) {
+        sp_program_config_t cfg = cfg_make(SP_SCHED_GPIPE, 2, 1, 1);
+        sp_program_t progs[2];
+        sp_predict_result_t res;
+        const sp_interval_t *e[2];
+
+        (void)state;
+        cfg.tied_embeddings = 1;
+        cfg.dp = 2;
+        cfg.dp_mode = fsdp ? SP_DP_FSDP : SP_DP_DDP;
+        for (int s = 0; s < 2; s++) {
+            sp_program_config_t c = cfg;
+            c.stage = s;
+            assert_int_equal(sp_program_build(&c, &progs[s]), SP_OK);
+            assert_int_equal(progs[s].tasks[progs[s].n - 1].lane, SP_LANE_EMB);
+            assert_int_equal(progs[s].tasks[progs[s].n - 1].bytes, fsdp ? 256 : 512);
+        }
+        assert_int_equal(sp_predict_run(progs, 2, 1, 2, allreduce_ns_per_byte, NULL, &res), SP_OK);
+        for (int s = 0; s < 2; s++) {
+            e[s] = &res.spans[s][progs[s].n - 1];
+        }
+        assert_int_equal(e[0]->end_ns, e[1]->end_ns);
+        assert_int_equal(e[0]->end_ns - (e[0]->start_ns > e[1]->start_ns ? e[0]->start_ns
+                                                                          : e[1]->start_ns),
+                         fsdp ? 256 : 512);
+        for (int s = 0; s < 2; s++) {
+            sp_program_free(&progs[s]);
+        }
+        sp_predict_result_free(&res);
+    }
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -413,6 +460,38 @@ static void test_curve(void **state)
     sp_predict_sweep_cleanup(&sw);
 }
 
+/* A sweep from a loaded host, not monotone in size (as recorded: a 256 KiB sendrecv at 31 ms
+ * beside 0.13 ms at 1 MiB): 16 KiB 7 us, 64 KiB 10 us, 256 KiB 31,000 us, 1 MiB 128 us, 4 MiB
+ * 33,000 us. finish makes each size's time the least at it or above: 256 KiB takes 1 MiB's
+ * 128 us; the others keep theirs; 128 KiB then lies on the line from 10 to 128 us. */
+static void test_curve_envelope(void **state)
+{
+    static const struct {
+        uint64_t bytes;
+        double us, want_us;
+    } pt[] = {{16384, 7.0, 7.0},
+              {65536, 10.0, 10.0},
+              {262144, 31000.0, 128.0},
+              {1048576, 128.0, 128.0},
+              {4194304, 33000.0, 33000.0}};
+    sp_predict_sweep_t sw;
+    const sp_predict_curve_t *c;
+
+    (void)state;
+    sp_predict_sweep_init(&sw, 2);
+    for (size_t i = 0; i < sizeof(pt) / sizeof(pt[0]); i++) {
+        assert_int_equal(sp_predict_sweep_add(&sw, SP_COLL_SENDRECV, pt[i].bytes, pt[i].us), SP_OK);
+    }
+    sp_predict_sweep_finish(&sw);
+    c = &sw.curve[SP_COLL_SENDRECV];
+    assert_int_equal(c->n, 5);
+    for (size_t i = 0; i < sizeof(pt) / sizeof(pt[0]); i++) {
+        assert_true(fabs(sp_predict_curve_eval(c, pt[i].bytes) - pt[i].want_us * 1e3) < 1e-9);
+    }
+    assert_true(fabs(sp_predict_curve_eval(c, 131072) - (10.0 + 118.0 / 3.0) * 1e3) < 1e-6);
+    sp_predict_sweep_cleanup(&sw);
+}
+
 /* Sweeps of several communicator sizes: a group takes its own size's sweep, else the nearest in
  * log size (a tie to the larger), scaled by the bus factor; coverage counts what lies beyond the
  * measured sizes and what was scaled. */
@@ -504,6 +583,8 @@ int main(void)
         cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
+        cmocka_unit_test(test_tied_fsdp_priced),
+        cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -348,20 +348,31 @@ static void test_layernorm_grads(void **state)
  * (logits_param_bytes 4096 in bf16), all-reduced once per step over the embedding group on the
  * first and the last stage, in the gradient dtype (fp32: 8192 bytes, bf16: 4096), after the DP
  * reductions and (SP: B, C) the layernorm all-reduce; nothing on a stage between, with p = 1,
- * untied, or with ZB-V (both ends on stage 0). */
+ * untied, or with ZB-V (both ends on stage 0). With FSDP, Megatron-FSDP all-reduces the rank's
+ * DP shard (the gradient's _local_tensor): B (dp 2) 2048 / 2 = 1024; C as FSDP with dp 3:
+ * ceil(2048 / 3) = 683, dp 4: 512. */
 static void test_tied_embeddings(void **state)
 {
     static const struct {
-        int layout, p, v, stage, tied, group;
+        int layout, p, v, stage, tied, group, fsdp_dp;
         sp_sched_kind_t kind;
+        uint64_t elements;
     } want[] = {
-        {LAYOUT_A, 2, 1, 0, 1, 1, SP_SCHED_1F1B},  {LAYOUT_A, 2, 1, 1, 1, 1, SP_SCHED_1F1B},
-        {LAYOUT_A, 2, 1, 0, 0, -1, SP_SCHED_1F1B}, {LAYOUT_A, 1, 1, 0, 1, -1, SP_SCHED_1F1B},
-        {LAYOUT_C, 4, 1, 0, 1, 1, SP_SCHED_ZBH1},  {LAYOUT_C, 4, 1, 1, 1, 0, SP_SCHED_ZBH1},
-        {LAYOUT_C, 4, 1, 2, 1, 0, SP_SCHED_ZBH1},  {LAYOUT_C, 4, 1, 3, 1, 1, SP_SCHED_ZBH1},
-        {LAYOUT_B, 2, 2, 0, 1, 1, SP_SCHED_INTERLEAVED},
-        {LAYOUT_B, 2, 2, 1, 1, 1, SP_SCHED_INTERLEAVED},
-        {LAYOUT_A, 2, 2, 0, 1, -1, SP_SCHED_ZBV},  {LAYOUT_A, 2, 2, 1, 1, -1, SP_SCHED_ZBV},
+        {LAYOUT_A, 2, 1, 0, 1, 1, 0, SP_SCHED_1F1B, 2048},
+        {LAYOUT_A, 2, 1, 1, 1, 1, 0, SP_SCHED_1F1B, 2048},
+        {LAYOUT_A, 2, 1, 0, 0, -1, 0, SP_SCHED_1F1B, 0},
+        {LAYOUT_A, 1, 1, 0, 1, -1, 0, SP_SCHED_1F1B, 0},
+        {LAYOUT_C, 4, 1, 0, 1, 1, 0, SP_SCHED_ZBH1, 2048},
+        {LAYOUT_C, 4, 1, 1, 1, 0, 0, SP_SCHED_ZBH1, 0},
+        {LAYOUT_C, 4, 1, 2, 1, 0, 0, SP_SCHED_ZBH1, 0},
+        {LAYOUT_C, 4, 1, 3, 1, 1, 0, SP_SCHED_ZBH1, 2048},
+        {LAYOUT_C, 4, 1, 0, 1, 1, 3, SP_SCHED_ZBH1, 683},
+        {LAYOUT_C, 4, 1, 3, 1, 1, 4, SP_SCHED_ZBH1, 512},
+        {LAYOUT_C, 4, 1, 2, 1, 0, 4, SP_SCHED_ZBH1, 0},
+        {LAYOUT_B, 2, 2, 0, 1, 1, 0, SP_SCHED_INTERLEAVED, 1024},
+        {LAYOUT_B, 2, 2, 1, 1, 1, 0, SP_SCHED_INTERLEAVED, 1024},
+        {LAYOUT_A, 2, 2, 0, 1, -1, 0, SP_SCHED_ZBV, 0},
+        {LAYOUT_A, 2, 2, 1, 1, -1, 0, SP_SCHED_ZBV, 0},
     };
 
     (void)state;
@@ -378,9 +389,14 @@ static void test_tied_embeddings(void **state)
         c.tied_embeddings = want[k].tied;
         c.logits_param_bytes = 512 / 2 * 8 * 2;
         c.sp_layer_params = 48;
+        if (want[k].fsdp_dp > 0) {
+            c.dp_mode = SP_DP_FSDP;
+            c.dp = want[k].fsdp_dp;
+        }
         assert_int_equal(sp_program_embedding_group(&c, c.stage), want[k].group);
+        assert_int_equal(sp_program_embedding_grad_elements(&c, c.stage), want[k].elements);
         build(&c, &pr);
-        check_closing(&pr, SP_LANE_EMB, want[k].group == 1, 2048, grad);
+        check_closing(&pr, SP_LANE_EMB, want[k].group == 1, want[k].elements, grad);
         if (c.sequence_parallel && want[k].group == 1) { /* right after the layernorm's */
             assert_int_equal(pr.tasks[pr.n - 2].lane, SP_LANE_TP);
             assert_int_equal(pr.tasks[pr.n - 2].sched_type, -1);
