@@ -5,7 +5,9 @@
  * prints per filter the event data rate, its ratio to dd, the file size, and rank 0's peak RSS
  * before and after (it must not grow with the ranks or the events).
  *   mpirun -np P bench_aggregate NVRANKS EVENTS_PER_RANK OUT.h5 [FILTERS [ROUNDS]]
- * FILTERS: comma-separated of none, shuffle-deflate1, deflate4 (default: the file's default). */
+ * FILTERS: comma-separated writers, at most four: none, deflate4, shuffle-deflate1 (each producing
+ * rank compresses its whole chunks, rank 0 stores them), shuffle-deflate1-rank0 (rank 0 runs the
+ * filter on every chunk); default: the file's default. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +25,28 @@
 #include "timeutil.h"
 
 #define MAX_ROUNDS 32
-#define MAX_KINDS 4 /* dd and up to three filters */
+#define MAX_KINDS 5 /* dd and up to four writers */
 
 typedef struct {
     uint64_t per_rank;
     sp_event_rec_t *tmpl; /* per_rank events of virtual rank 0, made before timing */
 } synth_t;
 
-static const char *const filter_names[] = {"none", "deflate4", "shuffle-deflate1"};
+/* A writer: a filter of /timeline/events and where it runs */
+typedef struct {
+    const char *name;
+    sp_h5_filter_t filter;
+    int producers;
+} writer_t;
+
+/* the first three in sp_h5_filter_t order, so writers[f] is filter f written the default way */
+static const writer_t writers[] = {
+    {"none", SP_H5_FILTER_NONE, 0},
+    {"deflate4", SP_H5_FILTER_DEFLATE4, 0},
+    {"shuffle-deflate1", SP_H5_FILTER_SHUFFLE_DEFLATE1, 1},
+    {"shuffle-deflate1-rank0", SP_H5_FILTER_SHUFFLE_DEFLATE1, 0},
+};
+#define NWRITERS ((int)(sizeof(writers) / sizeof(writers[0])))
 
 static uint64_t synth_count(void *arg, int vrank)
 {
@@ -98,11 +114,12 @@ static long peak_rss_kib(void)
 
 /* One aggregation into path with the filter, timed on rank 0 up to the fsync; -1 on failure. */
 static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
-                       sp_h5_filter_t filter, long long *size_p)
+                       const writer_t *w, long long *size_p)
 {
     sp_result_info_t info = {"bench_aggregate", "bench", "synthetic", nvranks, 1,
                              sp_coll_names,     SP_COLL_COUNT};
     sp_result_t *res = NULL;
+    sp_aggregate_stats_t stats;
     sp_status_t status = SP_OK;
     int rank;
     double t = -1.0;
@@ -113,7 +130,8 @@ static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
         unlink(path);
         status = sp_result_create(path, 1, &info, &res);
         if (status == SP_OK) {
-            sp_result_set_timeline_filter(res, filter);
+            sp_result_set_timeline_filter(res, w->filter);
+            sp_result_set_timeline_producers(res, w->producers);
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -122,12 +140,15 @@ static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
     }
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = sp_time_ns();
-    status = sp_aggregate(MPI_COMM_WORLD, res, nvranks, src, 8192, 0, NULL);
+    status = sp_aggregate(MPI_COMM_WORLD, res, nvranks, src, 8192, 0, &stats);
     if (rank == 0) {
         if (status == SP_OK && bench_fsync_path(path) == 0) {
             t = (double)(sp_time_ns() - t0) * 1e-9;
         }
         sp_result_close(res, status == SP_OK ? "complete" : "failed");
+        printf("%s: %llu of %llu chunks compressed by the producing ranks\n", w->name,
+               (unsigned long long)stats.chunks,
+               (unsigned long long)((stats.events + SP_TL_CHUNK_EVENTS - 1) / SP_TL_CHUNK_EVENTS));
         *size_p = file_size(path);
     }
     return t;
@@ -149,7 +170,7 @@ static double run_dd(const char *dir, double mbytes)
     return rc == 0 ? (double)(sp_time_ns() - t0) * 1e-9 : -1.0;
 }
 
-static int parse_filters(const char *list, sp_h5_filter_t *out)
+static int parse_filters(const char *list, const writer_t **out)
 {
     int n = 0;
     char buf[256];
@@ -157,19 +178,19 @@ static int parse_filters(const char *list, sp_h5_filter_t *out)
     snprintf(buf, sizeof(buf), "%s", list);
     for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
         int found = -1;
-        for (int f = 0; f < 3; f++) {
-            found = strcmp(tok, filter_names[f]) == 0 ? f : found;
+        for (int f = 0; f < NWRITERS; f++) {
+            found = strcmp(tok, writers[f].name) == 0 ? f : found;
         }
         if (found < 0 || n == MAX_KINDS - 1) {
             return -1;
         }
-        out[n++] = (sp_h5_filter_t)found;
+        out[n++] = &writers[found];
     }
     return n;
 }
 
 static void print_table(double t[MAX_KINDS][MAX_ROUNDS], int nkinds, int rounds,
-                        const sp_h5_filter_t *filters, const long long *size, double mbytes)
+                        const writer_t *const *filters, const long long *size, double mbytes)
 {
     double med[MAX_KINDS];
     double scratch[MAX_ROUNDS];
@@ -178,7 +199,7 @@ static void print_table(double t[MAX_KINDS][MAX_ROUNDS], int nkinds, int rounds,
     for (int k = 0; k < nkinds; k++) {
         med[k] = sp_stats_median(t[k], (size_t)rounds, scratch);
         printf("%-22s %9.3f %9.1f %9.3f %10.2f\n",
-               k == 0 ? "dd conv=fsync" : filter_names[filters[k - 1]], med[k], mbytes / med[k],
+               k == 0 ? "dd conv=fsync" : filters[k - 1]->name, med[k], mbytes / med[k],
                med[0] / med[k], k == 0 ? mbytes : 1e-6 * (double)size[k]);
     }
 }
@@ -187,7 +208,7 @@ int main(int argc, char **argv)
 {
     synth_t synth;
     sp_tl_source_t src = {&synth, synth_count, synth_dropped, synth_produce};
-    sp_h5_filter_t filters[MAX_KINDS - 1] = {SP_H5_FILTER_TIMELINE};
+    const writer_t *filters[MAX_KINDS - 1] = {&writers[SP_H5_FILTER_TIMELINE]};
     double t[MAX_KINDS][MAX_ROUNDS];
     long long size[MAX_KINDS] = {0};
     char dir[4096];
@@ -213,7 +234,8 @@ int main(int argc, char **argv)
         rounds > MAX_ROUNDS) {
         if (rank == 0) {
             fprintf(stderr, "usage: bench_aggregate NVRANKS EVENTS_PER_RANK OUT.h5 "
-                            "[none,deflate4,shuffle-deflate1 [ROUNDS(1-%d)]]\n",
+                            "[none,deflate4,shuffle-deflate1,shuffle-deflate1-rank0 "
+                            "[ROUNDS(1-%d)]]\n",
                     MAX_ROUNDS);
         }
         MPI_Finalize();

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Run-to-run repeatability of the sweep: two consecutive `coll` sweeps with the same options, then
-# the share of points whose medians (time_us) are within 2% of each other, the worst point, and
-# the load average before each run. Prints ratios of the two runs only; asserts nothing.
+# Run-to-run repeatability of the sweep, and of the machine under it: two consecutive `coll`
+# sweeps with the same options, then two consecutive runs of bench_plain_loop (a plain
+# MPI_Allreduce loop timed the sweep's way: warm-up, k from the median of 5 timed ops, median
+# of timed batches; separate mpirun jobs, the same sizes and places). For each pair: the share
+# of points whose medians (time_us) are within 2% of each other, the worst point, how many kept
+# the same k, and the load average before each run. If the plain loop spreads as much as the
+# sweep, that spread is the machine's floor; if less, the harness adds it. Asserts nothing.
 #   bench/bench_repeat.sh NP OUTDIR [coll options...]     (default: -b 8 -e 64M -f 2)
+# The plain loop runs only with the default options (all_reduce of float, 8 B to 64 MiB by 2x,
+# out-of-place and in-place) or with -e SIZE as the only change (PLAIN=0 skips it).
 # scaleprobe is $SCALEPROBE (default build/scaleprobe), launched through scripts/mpirun.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,37 +17,68 @@ dir=${2:?usage: bench/bench_repeat.sh NP OUTDIR [coll options...]}
 shift 2
 opts=("$@")
 [ ${#opts[@]} -gt 0 ] || opts=(-b 8 -e 64M -f 2)
-sp=${SCALEPROBE:-${SCALEPROBE_BUILD_DIR:-$top/build}/scaleprobe}
+build=${SCALEPROBE_BUILD_DIR:-$top/build}
+sp=${SCALEPROBE:-$build/scaleprobe}
 mkdir -p "$dir"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# compare A.csv B.csv LABEL: rows matched on every column that names the point
+compare() {
+  awk -F, -v label="$3" '
+    FNR == 1 {
+      delete col
+      for (i = 1; i <= NF; i++) col[$i] = i
+      split("op redop dtype root in_place place bytes", keys, " ")
+      next
+    }
+    {
+      key = ""
+      for (j = 1; j <= 7; j++) if (keys[j] in col) key = key " " keys[j] "=" $(col[keys[j]])
+      t = $(col["time_us"]) + 0
+      if (FILENAME == ARGV[1]) { first[key] = t; k1[key] = $(col["batch"]); next }
+      if (!(key in first) || first[key] <= 0) next
+      if (k1[key] == $(col["batch"])) samek++
+      d = t / first[key] - 1; if (d < 0) d = -d
+      m++; if (d <= 0.02) within++
+      if (d > worst) { worst = d; wkey = key }
+    }
+    END {
+      if (m == 0) { print "repeat result: no matching points"; exit 1 }
+      printf "repeat result: %d of %d points (%.1f%%) within 2%% between two consecutive %s; " \
+             "worst %.1f%% at%s; same batch size k at %d of %d\n", within, m, 100 * within / m,
+             label, 100 * worst, wkey, samek, m
+    }' "$1" "$2"
+}
+
+# the plain loop: only where its sizes are the sweep's
+plain_max=
+case "${opts[*]}" in
+  "-b 8 -e "*" -f 2") plain_max=${opts[3]} ;;
+esac
+[ "${PLAIN:-1}" != 0 ] || plain_max=
+case "$plain_max" in
+  *K) plain_max=$((${plain_max%K} << 10)) ;;
+  *M) plain_max=$((${plain_max%M} << 20)) ;;
+  *G) plain_max=$((${plain_max%G} << 30)) ;;
+esac
+# interleaved (sweep, loop, sweep, loop), so both pairs span the same stretch of the machine
 for run in 1 2; do
   rm -rf "$dir/repeat$run.h5" "$dir/csv$run"
-  echo "run $run: load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "sweep run $run: load average $(load)"
   SCALEPROBE="$sp" "$top/scripts/mpirun.sh" "$np" coll "${opts[@]}" --quiet \
     -O "$dir/repeat$run.h5" </dev/null >/dev/null
   "$sp" export "$dir/repeat$run.h5" --csv "$dir/csv$run" >/dev/null
+  if [ -n "$plain_max" ]; then
+    echo "plain loop run $run: load average $(load)"
+    # the same launcher and mpirun options as the sweeps
+    SCALEPROBE="$build/bench/bench_plain_loop" "$top/scripts/mpirun.sh" "$np" "$plain_max" 100 \
+      </dev/null >"$dir/plain$run.csv"
+  fi
 done
-echo "after: load average $(cut -d' ' -f1-3 /proc/loadavg)"
-# rows are matched on every column that names the point (not on measured ones)
-awk -F, -v opts="${opts[*]}" '
-  FNR == 1 {
-    for (i = 1; i <= NF; i++) col[$i] = i
-    split("op redop dtype root in_place bytes", keys, " ")
-    next
-  }
-  {
-    key = ""
-    for (j = 1; j <= 6; j++) if (keys[j] in col) key = key " " keys[j] "=" $(col[keys[j]])
-    t = $(col["time_us"]) + 0
-    if (FILENAME == ARGV[1]) { first[key] = t; k1[key] = $(col["batch"]); next }
-    if (!(key in first) || first[key] <= 0) next
-    if (k1[key] == $(col["batch"])) samek++
-    d = t / first[key] - 1; if (d < 0) d = -d
-    m++; if (d <= 0.02) within++
-    if (d > worst) { worst = d; wkey = key }
-  }
-  END {
-    if (m == 0) { print "repeat result: no matching points"; exit 1 }
-    printf "repeat result: %d of %d points (%.1f%%) within 2%% between two consecutive sweeps " \
-           "(coll %s); worst %.1f%% at%s; same batch size k at %d of %d\n", within, m, 100 * within / m,
-           opts, 100 * worst, wkey, samek, m
-  }' "$dir/csv1/coll_results.csv" "$dir/csv2/coll_results.csv"
+echo "after: load average $(load)"
+compare "$dir/csv1/coll_results.csv" "$dir/csv2/coll_results.csv" "sweeps (coll ${opts[*]})"
+if [ -z "$plain_max" ]; then
+  echo "plain loop: skipped (options other than -b 8 -e SIZE -f 2, or PLAIN=0)"
+  exit 0
+fi
+compare "$dir/plain1.csv" "$dir/plain2.csv" "plain MPI_Allreduce loops (bench_plain_loop)"

@@ -13,6 +13,7 @@
 #include "coll.h"
 #include "coll_split.h"
 #include "dtype.h"
+#include "sweep_batch.h"
 #include "method.h"
 
 static const char *const place_names[] = {"both", "out", "in"};
@@ -61,6 +62,10 @@ static const sp_opt_def_t coll_defs[] = {
      0},
     {"batch-us", 0, SP_OPT_DOUBLE, OFF(batch_us), "1000", "US",
      "calibration target for one sample's batch, microseconds", 1, 1e7, NULL, 0},
+    {"min-batch", 0, SP_OPT_INT, OFF(min_batch), "2", "N",
+     "smallest calibrated batch size k (a point whose operation outlasts --batch-us still times "
+     "N back to back)",
+     1, SP_MAX_BATCH, NULL, 0},
     {"epsilon", 0, SP_OPT_DOUBLE, OFF(epsilon), "0", "E",
      "stop when the 95% CI of the median is within +-E (relative); default: 0.01 above 64K, "
      "0.03 at or below",

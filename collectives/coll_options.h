@@ -27,6 +27,7 @@ typedef struct {
     long warmup;          /* -1 (only with --method osu and no -w): OSU's per-size default */
     long batch;           /* operations per sample; 0: calibrated */
     double batch_us;      /* calibration target for one batch */
+    long min_batch;       /* smallest calibrated k */
     double epsilon;       /* CI target; 0: 0.01 above 64 KiB, 0.03 at or below */
     long min_samples;
     long max_samples;

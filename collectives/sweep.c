@@ -307,7 +307,8 @@ static sp_status_t calibrate(point_run_t *pr)
     }
     mine = sp_stats_median(us, SP_CALIBRATION_OPS, us);
     MPI_Allreduce(&mine, &max_us, 1, MPI_DOUBLE, MPI_MAX, ctx->world);
-    pr->k = pr->opts->batch > 0 ? pr->opts->batch : sp_sweep_batch_k(max_us, pr->opts->batch_us);
+    pr->k = pr->opts->batch > 0 ? pr->opts->batch : sp_sweep_batch_k(max_us, pr->opts->batch_us,
+                                                                      pr->opts->min_batch);
 
     /* in-place operations overwrite their input: start the samples from fresh data */
     if (pr->op->args.in_place) {

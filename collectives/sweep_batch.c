@@ -3,7 +3,8 @@
 
 #include <math.h>
 
-long sp_sweep_batch_k(double op_us, double batch_us)
+/* batch_us / op_us on the 1-2-5 series within 1 and SP_MAX_BATCH */
+static long series_k(double op_us, double batch_us)
 {
     static const double series[] = {1.0, 2.0, 5.0};
     double raw;
@@ -32,4 +33,14 @@ long sp_sweep_batch_k(double op_us, double batch_us)
         }
     }
     return best > SP_MAX_BATCH ? SP_MAX_BATCH : (long)llround(best);
+}
+
+long sp_sweep_batch_k(double op_us, double batch_us, long min_k)
+{
+    long k = series_k(op_us, batch_us);
+
+    if (min_k > SP_MAX_BATCH) {
+        min_k = SP_MAX_BATCH;
+    }
+    return k < min_k ? min_k : k;
 }

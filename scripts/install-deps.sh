@@ -10,6 +10,8 @@ packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
+  # producer-side compression of /timeline/events (src/runtime/aggregate_chunk.c)
+  zlib1g-dev
   libhwloc-dev libcmocka-dev
   # `scaleprobe accept`: its spec and baseline files
   libcjson-dev

@@ -2,6 +2,7 @@
  * batch, so no process ever has more than one batch in flight towards rank 0 and MPI's
  * unexpected-message queue cannot grow with the number of ranks. */
 #include "aggregate.h"
+#include "aggregate_chunk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +19,57 @@
 typedef struct {
     int64_t vrank; /* < 0: no more requests */
     uint64_t from;
+    uint64_t row;     /* where event `from` goes in /timeline/events */
+    uint64_t chunked; /* 1: send whole chunks that start at a chunk boundary compressed */
 } request_t;
 
-/* One message: this header, then n events. */
+/* One message: this header, then either n events (nchunks = 0) or nchunks sizes (uint64_t) and
+ * the compressed chunks back to back, together n = nchunks * SP_TL_CHUNK_EVENTS events. */
 typedef struct {
     uint64_t count;
     uint64_t dropped;
     uint64_t n; /* events in this batch */
+    uint64_t nchunks;
 } header_t;
+
+/* A process's buffers: the message, and for compressed chunks the events of one chunk and
+ * their shuffled bytes (NULL when batches are smaller than a chunk: then nothing is chunked). */
+typedef struct {
+    void *msg;
+    sp_event_rec_t *ev;
+    unsigned char *shuffled;
+} bufs_t;
 
 static sp_event_rec_t *batch_events(void *msg)
 {
     return (sp_event_rec_t *)((char *)msg + sizeof(header_t));
 }
 
+/* Whole chunks one message may carry: 0 when a batch is smaller than a chunk. */
+static size_t max_chunks(size_t batch)
+{
+    return batch / SP_TL_CHUNK_EVENTS;
+}
+
 static size_t batch_bytes(size_t n)
 {
-    return sizeof(header_t) + n * sizeof(sp_event_rec_t);
+    size_t raw = sizeof(header_t) + n * sizeof(sp_event_rec_t);
+    size_t chunked = sizeof(header_t) + max_chunks(n) * (sizeof(uint64_t) + sp_tl_chunk_bound());
+    return raw > chunked ? raw : chunked;
+}
+
+static size_t msg_bytes(const header_t *hdr)
+{
+    const uint64_t *sizes = (const uint64_t *)(hdr + 1);
+    size_t bytes = sizeof(header_t) + hdr->nchunks * sizeof(uint64_t);
+
+    if (hdr->nchunks == 0) {
+        return sizeof(header_t) + hdr->n * sizeof(sp_event_rec_t);
+    }
+    for (uint64_t c = 0; c < hdr->nchunks; c++) {
+        bytes += sizes[c];
+    }
+    return bytes;
 }
 
 void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
@@ -56,105 +91,177 @@ void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
     }
 }
 
-/* The batch of vrank from `from` into msg (header and events). */
-static void produce(const sp_tl_source_t *src, int vrank, uint64_t from, void *msg, size_t batch)
+/* Up to nmax whole chunks of req's vrank from req->from, compressed into b->msg after the
+ * header; the number made (0 when the first fails to compress: it is then sent as events). */
+static uint64_t produce_chunks(const sp_tl_source_t *src, const request_t *req, bufs_t *b,
+                               uint64_t nmax)
 {
-    header_t *hdr = msg;
+    header_t *hdr = b->msg;
+    uint64_t *sizes = (uint64_t *)(hdr + 1);
+    unsigned char *out = (unsigned char *)(sizes + nmax);
+    uint64_t c = 0;
 
-    hdr->count = src->count(src->arg, vrank);
-    hdr->dropped = src->dropped(src->arg, vrank);
-    hdr->n = from < hdr->count ? src->produce(src->arg, vrank, from, batch_events(msg), batch) : 0;
+    for (; c < nmax; c++) {
+        uint64_t from = req->from + c * SP_TL_CHUNK_EVENTS;
+        size_t got = src->produce(src->arg, (int)req->vrank, from, b->ev, SP_TL_CHUNK_EVENTS);
+        size_t z = got == SP_TL_CHUNK_EVENTS
+                       ? sp_tl_chunk_compress(b->ev, b->shuffled, out, sp_tl_chunk_bound())
+                       : 0;
+        if (z == 0) {
+            break;
+        }
+        sizes[c] = z;
+        out += z;
+    }
+    /* sizes were laid out for nmax chunks: close the gap when fewer were made */
+    if (c > 0 && c < nmax) {
+        size_t bytes = (size_t)(out - (unsigned char *)(sizes + nmax));
+        memmove(sizes + c, sizes + nmax, bytes);
+    }
+    return c;
+}
+
+/* The batch of req's vrank from req->from into b->msg. For a chunked request: events up to the
+ * next chunk boundary (they share a chunk with the previous rank's, so rank 0 writes them
+ * through the filter), then whole chunks compressed, then the last partial chunk as events. */
+static void produce(const sp_tl_source_t *src, const request_t *req, bufs_t *b, size_t batch)
+{
+    header_t *hdr = b->msg;
+    uint64_t left;
+    uint64_t head = (SP_TL_CHUNK_EVENTS - req->row % SP_TL_CHUNK_EVENTS) % SP_TL_CHUNK_EVENTS;
+    size_t n = batch;
+
+    hdr->count = src->count(src->arg, (int)req->vrank);
+    hdr->dropped = src->dropped(src->arg, (int)req->vrank);
+    hdr->n = 0;
+    hdr->nchunks = 0;
+    if (req->from >= hdr->count) {
+        return;
+    }
+    left = hdr->count - req->from;
+    if (req->chunked && b->ev != NULL && head == 0 && left >= SP_TL_CHUNK_EVENTS) {
+        uint64_t whole = left / SP_TL_CHUNK_EVENTS;
+        hdr->nchunks = produce_chunks(src, req, b, whole < max_chunks(batch) ? whole
+                                                                             : max_chunks(batch));
+        hdr->n = hdr->nchunks * SP_TL_CHUNK_EVENTS;
+    }
+    if (hdr->nchunks == 0) {
+        if (req->chunked && head > 0 && head < n) {
+            n = (size_t)head;
+        }
+        hdr->n = src->produce(src->arg, (int)req->vrank, req->from, batch_events(b->msg), n);
+    }
 }
 
 /* The owner's side: answer requests until rank 0 says stop. A request arrives only after rank 0
  * received the previous batch, so one buffer serves. `last` is the highest virtual rank this
  * process owns (-1: none): once it is sent, only the stop remains, which may wait longer. */
-static void serve(MPI_Comm comm, const sp_tl_source_t *src, void *msg, size_t batch, int64_t last)
+static void serve(MPI_Comm comm, const sp_tl_source_t *src, bufs_t *b, size_t batch, int64_t last)
 {
     int finished = last < 0;
 
     for (;;) {
         request_t req;
         MPI_Request mreq;
-        const header_t *hdr = msg;
+        const header_t *hdr = b->msg;
         MPI_Irecv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, &mreq);
         sp_aggregate_wait(&mreq, finished ? 20000000 : 1000000);
         if (req.vrank < 0) {
             return;
         }
-        produce(src, (int)req.vrank, req.from, msg, batch);
+        produce(src, &req, b, batch);
         finished = req.vrank == last && (hdr->n == 0 || req.from + hdr->n >= hdr->count);
         /* rank 0 takes it (its receive is posted) while this process waits without a core */
-        MPI_Isend(msg, (int)batch_bytes((size_t)hdr->n), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
+        MPI_Isend(b->msg, (int)msg_bytes(hdr), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
         sp_aggregate_wait(&mreq, 1000000);
     }
 }
 
 typedef struct {
-    int64_t vrank;
-    uint64_t from;
+    request_t ask;   /* vrank, from, row, chunked */
     MPI_Request req; /* the posted receive, MPI_REQUEST_NULL when rank 0 makes it */
 } cursor_t;
 
 /* Rank 0 asks the owner of cur for its batch and posts the receive into msg. */
 static void ask(MPI_Comm comm, int nprocs, cursor_t *cur, void *msg, size_t batch)
 {
-    int owner = (int)(cur->vrank % nprocs);
+    int owner = (int)(cur->ask.vrank % nprocs);
 
     cur->req = MPI_REQUEST_NULL;
     if (owner != 0) {
-        request_t req = {cur->vrank, cur->from};
         MPI_Irecv(msg, (int)batch_bytes(batch), MPI_BYTE, owner, TAG_BATCH, comm, &cur->req);
-        MPI_Send(&req, (int)sizeof(req), MPI_BYTE, owner, TAG_REQ, comm);
+        MPI_Send(&cur->ask, (int)sizeof(cur->ask), MPI_BYTE, owner, TAG_REQ, comm);
     }
 }
 
-/* Rank 0 completes the batch of cur into msg: received, or made here. */
-static void take(cursor_t *cur, const sp_tl_source_t *src, void *msg, size_t batch)
+/* Rank 0 completes the batch of cur into b->msg: received, or made here. */
+static void take(cursor_t *cur, const sp_tl_source_t *src, bufs_t *b, size_t batch)
 {
     if (cur->req == MPI_REQUEST_NULL) {
-        produce(src, (int)cur->vrank, cur->from, msg, batch);
+        produce(src, &cur->ask, b, batch);
     } else {
         MPI_Wait(&cur->req, MPI_STATUS_IGNORE);
     }
+}
+
+/* Rank 0 stores one batch: compressed chunks as they are, events through the filter. */
+static sp_status_t store(sp_result_t *res, const void *msg)
+{
+    const header_t *hdr = msg;
+    const uint64_t *sizes = (const uint64_t *)(hdr + 1);
+    const unsigned char *data = (const unsigned char *)(sizes + hdr->nchunks);
+    sp_status_t status = SP_OK;
+
+    if (hdr->nchunks == 0) {
+        return hdr->n > 0 ? sp_result_timeline_append(res, batch_events((void *)msg), (size_t)hdr->n)
+                          : SP_OK;
+    }
+    for (uint64_t c = 0; c < hdr->nchunks && status == SP_OK; c++) {
+        status = sp_result_timeline_write_chunk(res, data, (size_t)sizes[c]);
+        data += sizes[c];
+    }
+    return status;
 }
 
 /* Rank 0's side: every virtual rank's batches in order, two buffers: the next batch is asked
  * for, and its receive posted, before this one is written, so it arrives while rank 0 writes.
  * On a write error rank 0 keeps pulling (and dropping) so every owner is released. */
 static sp_status_t pull_all(MPI_Comm comm, sp_result_t *res, int nprocs, int nvranks,
-                            const sp_tl_source_t *src, void *msg[2], size_t batch,
+                            const sp_tl_source_t *src, bufs_t b[2], size_t batch,
                             sp_aggregate_stats_t *stats)
 {
-    cursor_t cur = {0, 0, MPI_REQUEST_NULL};
+    uint64_t chunked = (uint64_t)sp_result_timeline_precompressed(res);
+    cursor_t cur = {{0, 0, 0, chunked}, MPI_REQUEST_NULL};
     sp_tl_rank_t row;
     sp_status_t status = SP_OK;
-    int b = 0;
+    int i = 0;
 
     memset(&row, 0, sizeof(row));
     if (nvranks > 0) {
-        ask(comm, nprocs, &cur, msg[b], batch);
+        ask(comm, nprocs, &cur, b[i].msg, batch);
     }
-    while (cur.vrank < nvranks) {
-        const header_t *hdr = msg[b];
-        cursor_t next = {cur.vrank + 1, 0, MPI_REQUEST_NULL};
-        take(&cur, src, msg[b], batch);
-        if (hdr->n > 0 && cur.from + hdr->n < hdr->count) {
-            next.vrank = cur.vrank;
-            next.from = cur.from + hdr->n;
+    while (cur.ask.vrank < nvranks) {
+        const header_t *hdr = b[i].msg;
+        cursor_t next = {{cur.ask.vrank + 1, 0, 0, chunked}, MPI_REQUEST_NULL};
+        take(&cur, src, &b[i], batch);
+        next.ask.row = cur.ask.row + hdr->n;
+        if (hdr->n > 0 && cur.ask.from + hdr->n < hdr->count) {
+            next.ask.vrank = cur.ask.vrank;
+            next.ask.from = cur.ask.from + hdr->n;
         }
-        if (next.vrank < nvranks) {
-            ask(comm, nprocs, &next, msg[1 - b], batch);
+        if (next.ask.vrank < nvranks) {
+            ask(comm, nprocs, &next, b[1 - i].msg, batch);
         }
-        if (cur.from == 0) {
-            row.rank = (int32_t)cur.vrank;
-            row.offset = sp_result_timeline_count(res);
+        if (cur.ask.from == 0) {
+            row.rank = (int32_t)cur.ask.vrank;
+            row.offset = cur.ask.row;
         }
-        if (status == SP_OK && hdr->n > 0) {
-            status = sp_result_timeline_append(res, batch_events(msg[b]), (size_t)hdr->n);
+        if (status == SP_OK) {
+            status = store(res, hdr);
+            stats->chunks += hdr->nchunks;
         }
-        if (next.vrank != cur.vrank) {
-            row.count = cur.from + hdr->n;
+        if (next.ask.vrank != cur.ask.vrank) {
+            row.count = cur.ask.from + hdr->n;
             row.dropped = hdr->dropped;
             stats->events += row.count;
             stats->dropped += row.dropped;
@@ -163,16 +270,41 @@ static sp_status_t pull_all(MPI_Comm comm, sp_result_t *res, int nprocs, int nvr
             }
         }
         cur = next;
-        b = 1 - b;
+        i = 1 - i;
     }
     return status;
+}
+
+/* The buffers of this process: two messages on rank 0, one elsewhere; chunk scratch when a
+ * batch holds a whole chunk. 0 when an allocation failed. */
+static int bufs_alloc(bufs_t b[2], int rank, size_t batch)
+{
+    memset(b, 0, 2 * sizeof(*b));
+    b[0].msg = malloc(batch_bytes(batch));
+    b[1].msg = rank == 0 ? malloc(batch_bytes(batch)) : NULL;
+    if (max_chunks(batch) > 0) {
+        b[0].ev = malloc(SP_TL_CHUNK_EVENTS * sizeof(sp_event_rec_t));
+        b[0].shuffled = malloc(SP_TL_CHUNK_EVENTS * sizeof(sp_event_rec_t));
+        b[1].ev = b[0].ev;
+        b[1].shuffled = b[0].shuffled;
+    }
+    return b[0].msg != NULL && (rank != 0 || b[1].msg != NULL) &&
+           (max_chunks(batch) == 0 || (b[0].ev != NULL && b[0].shuffled != NULL));
+}
+
+static void bufs_free(bufs_t b[2])
+{
+    free(b[0].shuffled);
+    free(b[0].ev);
+    free(b[1].msg);
+    free(b[0].msg);
 }
 
 sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
                          size_t batch_events, int64_t clock_err_ns, sp_aggregate_stats_t *stats_p)
 {
     size_t batch = batch_events > 0 ? batch_events : 1;
-    void *msg[2] = {malloc(batch_bytes(batch)), NULL};
+    bufs_t b[2];
     sp_aggregate_stats_t stats;
     MPI_Request req;
     int rank;
@@ -184,27 +316,25 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    if (rank == 0) {
-        msg[1] = malloc(batch_bytes(batch));
-    }
-    ok = msg[0] != NULL && (rank != 0 || msg[1] != NULL);
+    ok = bufs_alloc(b, rank, batch);
     memset(&stats, 0, sizeof(stats));
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
-        free(msg[1]);
-        free(msg[0]);
+        bufs_free(b);
         return SP_ERR_NOMEM;
     }
     if (rank != 0) {
         /* the highest v < nvranks with v % nprocs == rank */
         int64_t last = nvranks > rank ? (int64_t)(nvranks - 1 - (nvranks - 1 - rank) % nprocs) : -1;
-        serve(comm, src, msg[0], batch, last);
+        serve(comm, src, &b[0], batch, last);
     } else {
         status = res != NULL ? sp_result_timeline_open(res, clock_err_ns) : SP_ERR_INVALID;
-        sp_status_t s = pull_all(comm, res, nprocs, nvranks, src, msg, batch, &stats);
+        sp_status_t s = status == SP_OK
+                            ? pull_all(comm, res, nprocs, nvranks, src, b, batch, &stats)
+                            : SP_OK;
         status = status == SP_OK ? s : status;
         for (int p = 1; p < nprocs; p++) {
-            request_t stop = {-1, 0};
+            request_t stop = {-1, 0, 0, 0};
             MPI_Send(&stop, (int)sizeof(stop), MPI_BYTE, p, TAG_REQ, comm);
         }
         if (status == SP_OK) {
@@ -218,8 +348,7 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
             *stats_p = stats;
         }
     }
-    free(msg[1]);
-    free(msg[0]);
+    bufs_free(b);
     /* the others wait for rank 0's flush without a core */
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     sp_aggregate_wait(&req, 1000000);

@@ -27,6 +27,7 @@ typedef struct {
     uint64_t dropped;
     double seconds;
     long peak_rss_kib;   /* rank 0's peak resident set after the aggregation */
+    uint64_t chunks;     /* full chunks of /timeline/events compressed by their producers */
 } sp_aggregate_stats_t;
 
 /*

@@ -96,6 +96,7 @@ sp_status_t sp_result_create(const char *path, int force, const sp_result_info_t
     }
     res->tl_events = res->tl_ranks = res->tl_event_type = res->tl_rank_type = H5I_INVALID_HID;
     res->tl_filter = SP_H5_FILTER_TIMELINE;
+    res->tl_producers = SP_TL_PRODUCER_COMPRESS;
     snprintf(res->path, sizeof(res->path), "%s", path);
     res->event_ops = info->event_ops;
     res->nevent_ops = info->nevent_ops;

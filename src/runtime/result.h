@@ -173,8 +173,22 @@ typedef enum {
 #define SP_H5_FILTER_TIMELINE SP_H5_FILTER_NONE
 void sp__result_set_filter(hid_t dcpl, sp_h5_filter_t filter);
 /* The filter of /timeline/events for the next sp_result_timeline_open (default
- * SP_H5_FILTER_TIMELINE). */
+ * SP_H5_FILTER_TIMELINE), and where a shuffle + deflate 1 filter runs during aggregation:
+ * producers != 0 (the default, SP_TL_PRODUCER_COMPRESS) has each producing rank compress its
+ * own full chunks (aggregate_chunk.h) and rank 0 store them as they are; 0 has rank 0 run the
+ * filter on every chunk. The file is the same format either way. */
 void sp_result_set_timeline_filter(sp_result_t *res, sp_h5_filter_t filter);
+void sp_result_set_timeline_producers(sp_result_t *res, int producers);
+#define SP_TL_PRODUCER_COMPRESS 1
+/* Whether sp_result_timeline_write_chunk is the way to write full chunks of this file's
+ * /timeline/events (shuffle + deflate 1, compressed by the producers). */
+int sp_result_timeline_precompressed(const sp_result_t *res);
+/* Events per chunk of /timeline/events (~0.6 MiB): large enough to compress well, small enough
+ * to read a rank's events without the whole table. */
+#define SP_TL_CHUNK_EVENTS 8192
+/* Append one full chunk of SP_TL_CHUNK_EVENTS events already shuffled and deflated
+ * (sp_tl_chunk_compress), nbytes long; the table must hold a whole number of chunks. */
+sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes);
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */

@@ -29,6 +29,7 @@ struct sp_result {
     uint64_t tl_nevents;
     uint64_t tl_nranks;
     sp_h5_filter_t tl_filter; /* of /timeline/events (sp_result_set_timeline_filter) */
+    int tl_producers;         /* sp_result_set_timeline_producers */
     sp__result_open_t open[SP_RESULT_OPEN_MAX];
     int nopen;
 };

@@ -389,10 +389,8 @@ sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
     }
     res->tl_event_type = sp__result_event_type(res->event_ops, res->nevent_ops);
     res->tl_rank_type = sp__result_tl_rank_type();
-    /* 8192 events (~0.7 MB) per chunk: large enough to compress well, small enough to read a
-     * rank's events without the whole table */
-    res->tl_events = sp__result_create_table_filtered(group, "events", res->tl_event_type, 8192,
-                                                      res->tl_filter);
+    res->tl_events = sp__result_create_table_filtered(group, "events", res->tl_event_type,
+                                                      SP_TL_CHUNK_EVENTS, res->tl_filter);
     res->tl_ranks = sp__result_create_table(group, "ranks", res->tl_rank_type, 1024);
     if (res->tl_events < 0 || res->tl_ranks < 0) {
         status = sp__result_h5_fail("create /timeline tables");
@@ -411,6 +409,35 @@ sp_status_t sp_result_timeline_open(sp_result_t *res, int64_t err_ns)
 void sp_result_set_timeline_filter(sp_result_t *res, sp_h5_filter_t filter)
 {
     res->tl_filter = filter;
+}
+
+void sp_result_set_timeline_producers(sp_result_t *res, int producers)
+{
+    res->tl_producers = producers;
+}
+
+int sp_result_timeline_precompressed(const sp_result_t *res)
+{
+    return res->tl_producers && res->tl_filter == SP_H5_FILTER_SHUFFLE_DEFLATE1;
+}
+
+sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes)
+{
+    hsize_t offset[1] = {res->tl_nevents};
+    hsize_t dims[1] = {res->tl_nevents + SP_TL_CHUNK_EVENTS};
+
+    if (res->tl_events < 0 || res->tl_nevents % SP_TL_CHUNK_EVENTS != 0) {
+        sp_error("internal: a compressed chunk of /timeline/events at row %llu",
+                 (unsigned long long)res->tl_nevents);
+        return SP_ERR_INVALID;
+    }
+    /* the chunk lies wholly inside the new extent, so no fill value is ever read for it */
+    if (H5Dset_extent(res->tl_events, dims) < 0 ||
+        H5Dwrite_chunk(res->tl_events, H5P_DEFAULT, 0, offset, nbytes, data) < 0) {
+        return sp__result_h5_fail("/timeline/events");
+    }
+    res->tl_nevents += SP_TL_CHUNK_EVENTS;
+    return SP_OK;
 }
 
 sp_status_t sp_result_timeline_append(sp_result_t *res, const sp_event_rec_t *events, size_t n)

@@ -51,8 +51,8 @@ typedef struct {
      SP_RUN_TIMEOUT_MIN_S, SP_RUN_TIMEOUT_MAX_S, NULL, 0},                                       \
     {"timeline-compress", 0, SP_OPT_FLAG, SP__RUN_OFF(type, member, timeline_compress), NULL,    \
      NULL,                                                                                       \
-     "compress /timeline/events (shuffle + deflate 1: files ~40x smaller, aggregation ~5x "      \
-     "slower); default uncompressed, written at disk speed",                                     \
+     "compress /timeline/events (shuffle + deflate 1, each rank its own chunks: files ~40x "      \
+     "smaller, aggregation ~1.5-3x slower); default uncompressed, written at disk speed",        \
      0, -1, NULL, 0},                                                                            \
     SP_RUN_OUTPUT_ROWS(type, member, "results/" command "-<UTC time>-<pid or job id>.h5")
 

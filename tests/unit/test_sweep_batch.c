@@ -22,20 +22,20 @@ static int in_series(long k)
 static void test_series_and_bounds(void **state)
 {
     (void)state;
-    assert_int_equal(sp_sweep_batch_k(1000.0, 1000.0), 1);
-    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0), 1);    /* an op longer than the batch */
-    assert_int_equal(sp_sweep_batch_k(500.0, 1000.0), 2);
-    assert_int_equal(sp_sweep_batch_k(330.0, 1000.0), 2);     /* 3.03: log-nearer 2 than 5 */
-    assert_int_equal(sp_sweep_batch_k(300.0, 1000.0), 5);     /* 3.33: past sqrt(10) = 3.16 */
-    assert_int_equal(sp_sweep_batch_k(1.0, 1000.0), 1000);
-    assert_int_equal(sp_sweep_batch_k(1.3, 1000.0), 1000);    /* 769 */
-    assert_int_equal(sp_sweep_batch_k(1.7, 1000.0), 500);     /* 588 */
-    assert_int_equal(sp_sweep_batch_k(0.01, 1000.0), SP_MAX_BATCH);
-    assert_int_equal(sp_sweep_batch_k(0.0, 1000.0), SP_MAX_BATCH);
-    assert_int_equal(sp_sweep_batch_k(NAN, 1000.0), SP_MAX_BATCH);
-    assert_int_equal(sp_sweep_batch_k(-1.0, 1000.0), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(1000.0, 1000.0, 1), 1);
+    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0, 1), 1);    /* an op longer than the batch */
+    assert_int_equal(sp_sweep_batch_k(500.0, 1000.0, 1), 2);
+    assert_int_equal(sp_sweep_batch_k(330.0, 1000.0, 1), 2);     /* 3.03: log-nearer 2 than 5 */
+    assert_int_equal(sp_sweep_batch_k(300.0, 1000.0, 1), 5);     /* 3.33: past sqrt(10) = 3.16 */
+    assert_int_equal(sp_sweep_batch_k(1.0, 1000.0, 1), 1000);
+    assert_int_equal(sp_sweep_batch_k(1.3, 1000.0, 1), 1000);    /* 769 */
+    assert_int_equal(sp_sweep_batch_k(1.7, 1000.0, 1), 500);     /* 588 */
+    assert_int_equal(sp_sweep_batch_k(0.01, 1000.0, 1), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(0.0, 1000.0, 1), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(NAN, 1000.0, 1), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(-1.0, 1000.0, 1), SP_MAX_BATCH);
     for (double t = 0.05; t < 5000.0; t *= 1.07) {
-        long k = sp_sweep_batch_k(t, 1000.0);
+        long k = sp_sweep_batch_k(t, 1000.0, 1);
         assert_true(k >= 1 && k <= SP_MAX_BATCH);
         assert_true(in_series(k));
         /* within a factor sqrt(2.5) of the raw quotient, or clamped */
@@ -56,8 +56,8 @@ static void test_stable_under_noise(void **state)
 
     (void)state;
     for (double centre = 0.1; centre < 100.0; centre *= 1.03) { /* raw k 10..10000 */
-        long lo = sp_sweep_batch_k(centre * 1.1, 1000.0);
-        long hi = sp_sweep_batch_k(centre * 0.9, 1000.0);
+        long lo = sp_sweep_batch_k(centre * 1.1, 1000.0, 1);
+        long hi = sp_sweep_batch_k(centre * 0.9, 1000.0, 1);
         long old_lo = (long)ceil(1000.0 / (centre * 1.1));
         long old_hi = (long)ceil(1000.0 / (centre * 0.9));
         centres++;
@@ -71,11 +71,37 @@ static void test_stable_under_noise(void **state)
     assert_true(old_same <= centres / 10);
 }
 
+/* The minimum k (--min-batch, default 2): an operation that outlasts the batch target is still
+ * timed twice back to back, the series value is kept above the minimum, the minimum is capped at
+ * SP_MAX_BATCH, and a minimum below 1 means 1. Across the 1 <-> 2 boundary (raw quotient near
+ * sqrt(2), an op of ~707 us) the rule with minimum 2 gives one k where the rule without flips. */
+static void test_minimum(void **state)
+{
+    (void)state;
+    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0, 2), 2);
+    assert_int_equal(sp_sweep_batch_k(1000.0, 1000.0, 2), 2);
+    assert_int_equal(sp_sweep_batch_k(300.0, 1000.0, 2), 5);
+    assert_int_equal(sp_sweep_batch_k(1.0, 1000.0, 2), 1000);
+    assert_int_equal(sp_sweep_batch_k(NAN, 1000.0, 2), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0, 10), 10);
+    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0, 0), 1);
+    assert_int_equal(sp_sweep_batch_k(5000.0, 1000.0, 2 * SP_MAX_BATCH), SP_MAX_BATCH);
+    assert_int_equal(sp_sweep_batch_k(650.0, 1000.0, 1), 2);
+    assert_int_equal(sp_sweep_batch_k(780.0, 1000.0, 1), 1);
+    assert_int_equal(sp_sweep_batch_k(650.0, 1000.0, 2), sp_sweep_batch_k(780.0, 1000.0, 2));
+    for (double t = 0.05; t < 50000.0; t *= 1.07) {
+        long k1 = sp_sweep_batch_k(t, 1000.0, 1);
+        long k2 = sp_sweep_batch_k(t, 1000.0, 2);
+        assert_int_equal(k2, k1 < 2 ? 2 : k1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_and_bounds),
         cmocka_unit_test(test_stable_under_noise),
+        cmocka_unit_test(test_minimum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
