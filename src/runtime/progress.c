@@ -164,6 +164,8 @@ void sp_progress_item_done(sp_progress_t *p)
 
     p->done++;
     p->last_ns = now;
+    /* as on the terminal: the finished item is counted, none is in progress */
+    snprintf(p->what, sizeof(p->what), "done");
     if (p->on) {
         draw(p, "done", last_s > 0.0 ? last_s : 1e-9);
     }

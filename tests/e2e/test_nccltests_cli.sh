@@ -180,7 +180,10 @@ for t, what, line in lines:
 sys.exit(rc)
 PY
 }
-hb="coll -b 1M -e 8M -f 2 -n 20 -k 1 --heartbeat 0.2"
+# rank 1 sleeps 20 ms before each timed batch (the test hook), so the 8 points take at least
+# 8 x 10 x 20 ms however fast the machine is
+hb="coll -b 1K -e 8K -f 2 -n 10 -k 1 --heartbeat 0.2"
+export SCALEPROBE_TEST_DELAY=1:20000
 heartbeat "$SCALEPROBE" $hb -O "$TMP/hb1.h5" >"$TMP/hb" 2>&1
 rc=$?
 # lines that arrived at least 0.5 s before the run ended: table rows and heartbeat lines
@@ -195,6 +198,7 @@ else
 fi
 heartbeat "$SCALEPROBE" $hb --quiet -O "$TMP/hb2.h5" >"$TMP/hbq" 2>&1
 rc=$?
+unset SCALEPROBE_TEST_DELAY
 [ "$rc" -eq 0 ] && ! grep -q ' progress:' "$TMP/hbq" && [ "$(grep -c ' out  *[0-9]* ' "$TMP/hbq")" -eq 4 ] &&
   ok "through pipes with --quiet: the 4 table rows, no heartbeat" ||
   { not_ok "through pipes with --quiet: rc=$rc"; head "$TMP/hbq"; }
