@@ -11,10 +11,10 @@ py=/usr/bin/python3
 # 1a. nccl-tests' example line exactly as the issue writes it (-b 8 -e 128M -f 2 -g 1 -c 1 -n 20
 # -w 5 -J), at 1 rank: 25 sizes from 8 B to 128 MiB, every one verified. At 2 ranks the same line
 # does not fit a CI test on the shared 2-core machine: a plain MPI_Allreduce of 128 MiB floats
-# (no scaleprobe code) takes 1.5-2.6 s at 2 ranks there (Open MPI 4.1's default algorithm,
-# both ranks time-sharing 2 cores with other builds, load 10-13), and the line needs 51 of
+# (no scaleprobe code) takes 1.5-2.9 s at 2 ranks there (Open MPI 4.1's default algorithm,
+# both ranks time-sharing 2 cores with other builds, load 10-15), and the line needs 51 of
 # them at 128 MiB alone (5 warm-up + 20 timed, twice, and the in-place check) plus as many
-# again at 64 MiB and below (docs/METHODOLOGY.md, "nccl-tests' command line")
+# again at 64 MiB and below (docs/METHODOLOGY.md, "nccl-tests' example line and its cost here")
 j1="$TMP/out1.json"
 t0=$(date +%s.%N)
 sp_mpirun 1 coll -b 8 -e 128M -f 2 -g 1 -c 1 -n 20 -w 5 -J "$j1" -O "$TMP/a1.h5" \
