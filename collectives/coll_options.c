@@ -97,7 +97,12 @@ static const sp_opt_def_t coll_defs[] = {
      "a bare mask, node (the ranks of a node together) or rail (one group per local rank)",
      0, -1, NULL, 0},
     {"quiet", 0, SP_OPT_FLAG, OFF(quiet), NULL, NULL,
-     "no progress line on stderr (shown only when stderr is a terminal)", 0, -1, NULL, 0},
+     "no progress on stderr (the line on a terminal, the --heartbeat lines elsewhere)", 0, -1,
+     NULL, 0},
+    {"heartbeat", 0, SP_OPT_DOUBLE, OFF(heartbeat), "30", "SEC",
+     "when stderr is not a terminal (a batch job's log, a pipe): a progress line every SEC "
+     "seconds (points done / total, the current point, elapsed, ETA); 0: none",
+     0, 1e6, NULL, 0},
     {"ngpus", 'g', SP_OPT_INT, OFF(ngpus), "1", "N",
      "nccl-tests' GPUs per thread: only 1 (one rank per GPU)", 1, 1e6, NULL, 0},
     {"nthreads", 't', SP_OPT_INT, OFF(nthreads), "1", "N",

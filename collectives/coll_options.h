@@ -45,7 +45,8 @@ typedef struct {
     long check;           /* nccl-tests' -c: 1 verify (default), 0 as --no-check */
     long cycles;          /* nccl-tests' -N: the sweep runs this many times */
     char json[SP_OPT_STRLEN]; /* nccl-tests' -J: JSON output path; "": none */
-    int quiet;            /* no progress line */
+    int quiet;            /* no progress line, no heartbeat */
+    double heartbeat;     /* seconds between progress lines when stderr is not a terminal; 0 */
     char split[SP_OPT_STRLEN]; /* --split (or NCCL_TESTS_SPLIT): groups measured at once
                                 * (coll_split.h); "": none */
     /* nccl-tests' flags accepted at their one meaningful value (coll_options.c says why) */

@@ -132,6 +132,7 @@ sp_status_t sp_sweep_live_begin(sp_sweep_live_t *lv, sp_ctx_t *ctx, const sp_col
 
     memset(lv, 0, sizeof(*lv));
     sp_progress_init(&lv->progress, ctx->rank, opts->quiet, npoints, "point");
+    sp_progress_heartbeat(&lv->progress, ctx->rank, opts->quiet, opts->heartbeat);
     if (ctx->rank == 0) {
         pids = calloc((size_t)ctx->nranks, sizeof(*pids));
         status = pids != NULL ? SP_OK : SP_ERR_NOMEM;

@@ -273,7 +273,9 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                 sp_sweep_split_print_header(stdout, s->split);
             }
         }
+        ctx->progress = ctx->rank == 0 ? &s->live.progress : NULL;
         status = run_cycles(s);
+        ctx->progress = NULL;
         if (ctx->rank == 0) {
             status = sp_sweep_live_end(&s->live, &s->totals, status);
         }

@@ -212,13 +212,97 @@ static const char *const gap_names[5] = {
     "compute", "pipeline idle", "exposed TP communication", "exposed PP communication",
     "exposed DP communication"};
 
+/* The five parts of a stage's gap from its means: compute, pipeline idle, exposed TP, PP and DP
+ * communication, each measured minus predicted. */
+static void gap_parts(const double *m, double part[5])
+{
+    part[0] = m[F_BUSY] - m[F_P_BUSY];
+    part[1] = m[F_IDLE_MS] - m[F_P_IDLE];
+    part[2] = m[F_TPX] - m[F_P_TPX];
+    part[3] = m[F_PPX] - m[F_P_PPX];
+    part[4] = m[F_DPX] - m[F_P_DPX];
+}
+
+/* A part of one stage's gap. */
+typedef struct {
+    int stage, part;
+    double ms; /* its mean over the measured steps */
+} gap_part_t;
+
+/* The per-step difference of part a and part b (each the mean over its stage's ranks in that
+ * step): its mean, 95% half-width (Student t over the steps) and the number of steps. */
+static void gap_diff(const sp_proxy_rank_row_t *rows, size_t n, gap_part_t a, gap_part_t b,
+                     double *mean_p, double *half_p, size_t *steps_p)
+{
+    double mean = 0.0, m2 = 0.0;
+    size_t k = 0;
+
+    /* rows are stored step by step: one run of equal steps is one step */
+    for (size_t i = 0, j; i < n; i = j) {
+        double ma[N_FIELDS], mb[N_FIELDS], pa[5], pb[5], x, dx;
+        for (j = i; j < n && rows[j].step == rows[i].step; j++) {
+        }
+        stage_means(rows + i, j - i, a.stage, ma);
+        stage_means(rows + i, j - i, b.stage, mb);
+        gap_parts(ma, pa);
+        gap_parts(mb, pb);
+        x = pa[a.part] - pb[b.part];
+        if (isnan(x)) {
+            continue;
+        }
+        k++;
+        dx = x - mean;
+        mean += dx / (double)k;
+        m2 += dx * (x - mean);
+    }
+    *mean_p = k > 0 ? mean : NAN;
+    *half_p = k >= 2 ? sp_seq_t_quantile(0.975, (double)(k - 1)) * sqrt(m2 / (double)(k - 1)) /
+                           sqrt((double)k)
+                     : INFINITY;
+    *steps_p = k;
+}
+
+/* The sentence on the gap's largest part: named only when it exceeds the largest other part
+ * (of any stage) in every step by more than the step-to-step noise, i.e. when the 95% CI of
+ * their per-step difference lies above 0; otherwise the two leading parts, said to be within
+ * the noise of each other. */
+static void print_gap_sentence(FILE *out, const sp_proxy_rank_row_t *rows, size_t n,
+                               gap_part_t best, gap_part_t next, double gap_ms)
+{
+    double diff, half;
+    size_t steps;
+
+    if (next.part < 0) {
+        fprintf(out, "# the largest part of the gap: %s, %+.3f ms of the %+.3f ms between the "
+                     "measured and the predicted step (stage %d); no other part has a value\n",
+                gap_names[best.part], best.ms, gap_ms, best.stage);
+        return;
+    }
+    gap_diff(rows, n, best, next, &diff, &half, &steps);
+    if (diff - half > 0) {
+        fprintf(out, "# the largest part of the gap: %s, %+.3f ms of the %+.3f ms between the "
+                     "measured and the predicted step (stage %d); %+.3f ms above the next, %s "
+                     "(stage %d), 95%% CI +-%.3f ms over %zu steps\n",
+                gap_names[best.part], best.ms, gap_ms, best.stage, diff, gap_names[next.part],
+                next.stage, half, steps);
+    } else {
+        fprintf(out, "# the two largest parts of the gap are within the step-to-step noise of "
+                     "each other: %s %+.3f ms (stage %d) and %s %+.3f ms (stage %d) of the "
+                     "%+.3f ms between the measured and the predicted step; their difference "
+                     "%+.3f ms, 95%% CI +-%.3f ms over %zu steps: neither is named the largest\n",
+                gap_names[best.part], best.ms, best.stage, gap_names[next.part], next.ms,
+                next.stage, gap_ms, diff, half, steps);
+    }
+}
+
 /* Per stage: the measured step against the cost model's, the gap split into compute, pipeline
- * idle and exposed TP, PP, DP communication; then one sentence naming the largest part. */
+ * idle and exposed TP, PP, DP communication; then one sentence on the largest part. */
 static void print_gap(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,
                       size_t n)
 {
-    double best = 0.0, best_gap = 0.0;
-    int best_part = -1, best_stage = -1, any = 0;
+    gap_part_t best = {-1, -1, 0.0}, next = {-1, -1, -INFINITY};
+    double best_gap = 0.0;
+    int any = 0;
 
     for (int st = 0; st < info->pp; st++) {
         double m[N_FIELDS], part[5];
@@ -236,30 +320,36 @@ static void print_gap(FILE *out, const sp_proxy_info_t *info, const sp_proxy_ran
                     "predicted", "gap", "compute", "idle", "tp_exp", "pp_exp", "dp_exp");
             any = 1;
         }
-        part[0] = m[F_BUSY] - m[F_P_BUSY];
-        part[1] = m[F_IDLE_MS] - m[F_P_IDLE];
-        part[2] = m[F_TPX] - m[F_P_TPX];
-        part[3] = m[F_PPX] - m[F_P_PPX];
-        part[4] = m[F_DPX] - m[F_P_DPX];
+        gap_parts(m, part);
         fprintf(out, "# %5d %10.3f %10.3f %+10.3f %+9.3f %+9.3f %+9.3f %+9.3f %+9.3f\n", st,
                 m[F_STEP], m[F_P_STEP], m[F_STEP] - m[F_P_STEP], part[0], part[1], part[2],
                 part[3], part[4]);
         for (int k = 0; k < 5; k++) {
-            if (part[k] > best) {
-                best = part[k];
-                best_part = k;
-                best_stage = st;
+            if (part[k] > best.ms) {
+                best = (gap_part_t){st, k, part[k]};
                 best_gap = m[F_STEP] - m[F_P_STEP];
             }
         }
     }
-    if (best_part >= 0) {
-        fprintf(out, "# the largest part of the gap: %s, %+.3f ms of the %+.3f ms between the "
-                     "measured and the predicted step (stage %d)\n",
-                gap_names[best_part], best, best_gap, best_stage);
-    } else if (any) {
-        fprintf(out, "# the measured step is no longer than the prediction in any part\n");
+    if (best.part < 0) {
+        if (any) {
+            fprintf(out, "# the measured step is no longer than the prediction in any part\n");
+        }
+        return;
     }
+    /* the runner-up: the largest part of another kind (the same part on another stage does
+     * not change what the sentence names) */
+    for (int st = 0; st < info->pp; st++) {
+        double m[N_FIELDS], part[5];
+        stage_means(rows, n, st, m);
+        gap_parts(m, part);
+        for (int k = 0; k < 5; k++) {
+            if (k != best.part && !isnan(m[F_P_STEP]) && part[k] > next.ms) {
+                next = (gap_part_t){st, k, part[k]};
+            }
+        }
+    }
+    print_gap_sentence(out, rows, n, best, next, best_gap);
 }
 
 void sp_proxy_table_summary(FILE *out, const sp_proxy_info_t *info, const sp_proxy_rank_row_t *rows,

@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "clocksync.h"
+#include "progress.h"
 #include "result.h"
 #include "status.h"
 #include "timeline.h"
@@ -26,6 +27,8 @@ typedef struct sp_ctx {
                               * count on every rank, so it names one instance everywhere */
     const char *command_line;
     sp_watchdog_t *watchdog; /* bounds every wait by --timeout; NULL: none */
+    sp_progress_t *progress; /* rank 0's progress of the running command, ticked between the
+                              * operations of a long item (progress.h); NULL: none */
 } sp_ctx_t;
 
 /*

@@ -119,11 +119,42 @@ static void draw(sp_progress_t *p, const char *what, double last_s)
     p->drawn = len;
 }
 
+void sp_progress_heartbeat(sp_progress_t *p, int rank, int quiet, double every_s)
+{
+    p->beat_ns = 0;
+    if (rank == 0 && !quiet && !p->on && every_s > 0.0) {
+        p->beat_ns = (uint64_t)(every_s * 1e9);
+        p->next_beat_ns = p->t0_ns + p->beat_ns;
+    }
+}
+
+void sp_progress_tick(sp_progress_t *p)
+{
+    char line[256];
+    uint64_t now;
+
+    if (p == NULL || p->beat_ns == 0) {
+        return;
+    }
+    now = sp_time_ns();
+    if (now < p->next_beat_ns) {
+        return;
+    }
+    sp_progress_format(p->done, p->total, p->unit, (double)(now - p->t0_ns) * 1e-9,
+                       p->what[0] != '\0' ? p->what : "starting", 0.0, line, sizeof(line));
+    /* a whole line, flushed: a log or a pipe (srun without --pty) shows it at once */
+    fprintf(stderr, "progress: %s\n", line);
+    fflush(stderr);
+    p->next_beat_ns = now + p->beat_ns;
+}
+
 void sp_progress_start_item(sp_progress_t *p, const char *what)
 {
+    snprintf(p->what, sizeof(p->what), "%s", what);
     if (p->on) {
         draw(p, what, 0.0);
     }
+    sp_progress_tick(p);
 }
 
 void sp_progress_item_done(sp_progress_t *p)
@@ -133,9 +164,12 @@ void sp_progress_item_done(sp_progress_t *p)
 
     p->done++;
     p->last_ns = now;
+    /* as on the terminal: the finished item is counted, none is in progress */
+    snprintf(p->what, sizeof(p->what), "done");
     if (p->on) {
         draw(p, "done", last_s > 0.0 ? last_s : 1e-9);
     }
+    sp_progress_tick(p);
 }
 
 void sp_progress_clear(sp_progress_t *p)

@@ -1,6 +1,7 @@
 /* A progress line on stderr for long runs (a sweep's points, a proxy's steps): rank 0 only,
- * rewritten in place with '\r', and only when stderr is a terminal and --quiet was not given,
- * so logs and pipes never see it. Not thread safe; never called inside a timed region. */
+ * rewritten in place with '\r', and only when stderr is a terminal and --quiet was not given;
+ * elsewhere (a batch job's log, a pipe) optionally a whole line every few seconds, the
+ * heartbeat. Not thread safe; never called inside a timed region. */
 #ifndef SP_PROGRESS_H
 #define SP_PROGRESS_H
 
@@ -15,6 +16,9 @@ typedef struct {
     uint64_t t0_ns;   /* when sp_progress_init ran */
     uint64_t last_ns; /* when the last item finished (or init) */
     size_t drawn;     /* characters of the line on screen, to blank them */
+    uint64_t beat_ns;      /* heartbeat interval; 0: none */
+    uint64_t next_beat_ns; /* when the next heartbeat line is due */
+    char what[96];         /* the item in progress, for the heartbeat */
 } sp_progress_t;
 
 /* Start: on when rank is 0, quiet is 0 and stderr is a terminal (under mpirun, whose ranks
@@ -24,6 +28,15 @@ void sp_progress_init(sp_progress_t *p, int rank, int quiet, size_t total, const
 /* Whether a progress line is drawn where stderr is the terminal fd and quiet as given (pure,
  * for tests: is_tty is isatty(2)). */
 int sp_progress_wanted(int rank, int quiet, int is_tty);
+
+/* Where the line is not drawn (stderr not a terminal) and not quiet, on rank 0: a heartbeat,
+ * one whole line "progress: [done/total unit] what  elapsed  ETA" on stderr every every_s
+ * seconds (0: none), printed by the calls below and sp_progress_tick once it is due. */
+void sp_progress_heartbeat(sp_progress_t *p, int rank, int quiet, double every_s);
+
+/* Print the heartbeat line if it is due (p may be NULL: nothing). Call between operations of a
+ * long item, outside timed regions. */
+void sp_progress_tick(sp_progress_t *p);
 
 /* Draw "[done/total unit] what  elapsed  ETA" for the item that starts now. */
 void sp_progress_start_item(sp_progress_t *p, const char *what);

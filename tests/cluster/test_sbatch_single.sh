@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sbatch templates on a one-node Slurm (munged, slurmctld, slurmd of our own): sweep.sbatch
 # and proxy.sbatch run to COMPLETED, write results/<cmd>-<job id>.h5 with status complete and
-# 4 ranks on 1 node; sweep.sbatch also with SCALEPROBE_LAUNCHER=mpirun inside the allocation;
+# 4 ranks on 1 node; the sweep's --heartbeat lines reach the job's log (srun without --pty);
+# sweep.sbatch also with SCALEPROBE_LAUNCHER=mpirun inside the allocation;
 # ab.sbatch runs an A and a B sweep with their environments and compares them.
 source "$(dirname "$0")/lib.sh"
 source "$CL_DIR/hosts.sh"
@@ -20,6 +21,7 @@ submit() {
   job=$(SCALEPROBE_LAUNCHER=$launcher sbatch_wait 120 --nodes=1 --ntasks-per-node=4 \
     --chdir="$CL_RUN/work" --output="$CL_RUN/log/job-%j.out" "$templates/$template" "$@")
   read -r jid state <<<"$job"
+  last_jid=$jid
   cl_log "$template ($launcher): job $jid $state in $(cl_since "$t")s"
   if [ "$state" != COMPLETED ]; then
     not_ok "$template ($launcher): job $jid ended $state"
@@ -44,7 +46,12 @@ submit() {
     grep -q "^scaleprobe $cmd: job $jid on .*, 4 tasks, $launcher," "$CL_RUN/log/job-$jid.out"
 }
 
-submit sweep.sbatch coll srun -b 1K -e 64K -f 8
+submit sweep.sbatch coll srun -b 1K -e 64K -f 8 --heartbeat 0.2
+# under srun without --pty stderr is no terminal: no progress line, the heartbeat's whole lines
+# in the job's log instead
+beats=$(grep -c '^progress: \[[0-9]*/[0-9]* points\] ' "$CL_RUN/log/job-$last_jid.out" 2>/dev/null)
+check "sweep.sbatch (srun): $beats heartbeat line(s) in job $last_jid's log, first: $(grep -m1 '^progress: ' "$CL_RUN/log/job-$last_jid.out" 2>/dev/null)" \
+  [ "${beats:-0}" -ge 1 ]
 submit proxy.sbatch proxy srun --hidden 256 --ffn 1024 --heads 8 --seq 128 --layers 4 \
   --vocab 1024 --tflops 2 --steps 2 --pp 2 --dp 2
 submit sweep.sbatch coll mpirun -b 1K -e 8K -f 8
