@@ -164,6 +164,16 @@ int sp_lanefeed_inflight(const sp_lanefeed_t *f, int lane)
     return (int)(f->tail[lane] - f->head[lane]);
 }
 
+size_t sp_lanefeed_unqueued(const sp_lanefeed_t *f)
+{
+    size_t queued = 0;
+
+    for (int l = 0; l < f->nlanes; l++) {
+        queued += f->tail[l];
+    }
+    return f->n - queued;
+}
+
 static size_t lane_len(const sp_lanefeed_t *f, int l)
 {
     return f->lane_at[l + 1] - f->lane_at[l];

@@ -267,6 +267,9 @@ static int run_fed(sim_t *s, const sp_lanefeed_limits_t *lim, int lane_cap, int 
     for (int k = 0; k < s->nranks; k++) {
         sp_lanefeed_stats_t st;
         sp_lanefeed_stats(s->r[k].feed, &st);
+        if (s->r[k].fed_done) {
+            assert_int_equal(sp_lanefeed_unqueued(s->r[k].feed), 0);
+        }
         assert_true(st.peak_lane <= lim->per_lane);
         assert_true(st.peak_total <= lim->total);
         sp_lanefeed_destroy(s->r[k].feed);
