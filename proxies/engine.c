@@ -488,13 +488,14 @@ static sp_status_t read_intervals(sp_engine_t *e)
 }
 
 /* The predicted length (s) of the compute task running now, 0 when none runs: the first compute
- * task not seen complete, once its start is recorded. */
+ * task not seen complete, once enqueued (its events hold the last step's records before) and its
+ * start recorded. */
 static double running_compute_s(const sp_engine_t *e)
 {
     size_t at = e->compute_at;
     int started = 0;
 
-    if (at >= e->prog.n ||
+    if (at >= e->prog.n || !sp_lanefeed_enqueued(e->feed, at) ||
         e->be->ops->event_query(e->be->state, e->ev[2 * at], &started) != SP_OK || !started) {
         return 0.0;
     }

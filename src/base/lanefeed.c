@@ -179,7 +179,7 @@ static size_t lane_len(const sp_lanefeed_t *f, int l)
     return f->lane_at[l + 1] - f->lane_at[l];
 }
 
-static int enqueued(const sp_lanefeed_t *f, size_t op)
+int sp_lanefeed_enqueued(const sp_lanefeed_t *f, size_t op)
 {
     return f->pos[op] < f->tail[f->lane_of[op]];
 }
@@ -196,7 +196,7 @@ static int room(const sp_lanefeed_t *f, int l)
 static int deps_enqueued(const sp_lanefeed_t *f, size_t op)
 {
     for (size_t d = f->dep_at[op]; d < f->dep_at[op + 1]; d++) {
-        if (!enqueued(f, f->dep[d])) {
+        if (!sp_lanefeed_enqueued(f, f->dep[d])) {
             return 0;
         }
     }

@@ -73,6 +73,9 @@ sp_status_t sp_lanefeed_run(sp_lanefeed_t *f, const sp_lanefeed_hooks_t *h, void
 /* Ops in flight on one lane now (between polls). */
 int sp_lanefeed_inflight(const sp_lanefeed_t *f, int lane);
 
+/* 1 when op has been enqueued in the current run. */
+int sp_lanefeed_enqueued(const sp_lanefeed_t *f, size_t op);
+
 /* Ops of the current run not yet enqueued (0: the run only waits for completions). */
 size_t sp_lanefeed_unqueued(const sp_lanefeed_t *f);
 

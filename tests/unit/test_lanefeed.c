@@ -138,6 +138,7 @@ static sp_status_t h_enqueue(void *ctx, size_t op)
     sim_rank_t *r = ctx;
     int total = 0;
 
+    assert_false(sp_lanefeed_enqueued(r->feed, op));
     push(r, g_sim->nlanes, (int)op);
     for (int l = 0; l < g_sim->nlanes; l++) {
         int in = 0;
