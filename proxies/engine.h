@@ -33,8 +33,8 @@ typedef struct sp_engine sp_engine_t;
  * streams (created only for the lanes the layout uses, in one order on every rank). Collective
  * over world. SP_ERR_INVALID (logged) for a program sp_program_build rejects; SP_ERR_UNSUPPORTED
  * for a backend without event_query; SP_ERR_NOMEM. Tasks in flight are bounded by
- * SP_ENGINE_INFLIGHT_DEFAULT until sp_engine_set_inflight. Destroy with sp_engine_destroy (collective over
- * world; NULL is a no-op). */
+ * SP_ENGINE_INFLIGHT_DEFAULT until sp_engine_set_inflight. Destroy with sp_engine_destroy
+ * (collective over world; NULL is a no-op). */
 sp_status_t sp_engine_create(const sp_backend_t *be, const sp_engine_comms_t *comms,
                              const sp_program_config_t *cfg, sp_engine_t **eng_p);
 void sp_engine_destroy(sp_engine_t *eng);
