@@ -69,6 +69,7 @@ static const sp_opt_def_t predict_defs[] = {
 static const char *const measurement_only[] = {
     "steps", "epsilon", "min-steps", "max-steps", "max-time", "warmup-steps",
     "backend", "device", "timeout", "output", "force", "quiet", "compute", "compute-threads",
+    "max-inflight",
 };
 
 #define MAX_DEFS 80

@@ -1,6 +1,8 @@
 /* The proxy engine: a program's tasks on one stream per lane. Each task enqueues, on its lane's
  * stream, a wait for every dependency on another lane, a start record, the task and an end
- * record; the host thread only enqueues, the streams run concurrently. */
+ * record; the host thread only enqueues, the streams run concurrently. The lane feeder
+ * (lanefeed.h) bounds what is in flight (--max-inflight), so the thread never blocks in a full
+ * stream queue while a peer waits for a task it has not enqueued on another lane. */
 #include "engine.h"
 
 #include <limits.h>
@@ -12,15 +14,19 @@
 
 #include "context.h"
 #include "intervals.h"
+#include "lanefeed.h"
 #include "log.h"
 #include "replay.h"
 #include "stepmetrics.h"
 #include "timeutil.h"
 #include "watchdog.h"
 
-/* Entries one host stream queues before the enqueuing thread blocks (host_stream.c); a step
- * must fit, or the enqueuing thread of one rank could wait on a peer that waits on it. */
-#define LANE_QUEUE_MAX 4000
+/* The poll of a wait for room: from 10 us, doubling to 1 ms while nothing completes (a full
+ * lane of short collectives drains in tens of microseconds); once every task is enqueued, the
+ * wait for the rest polls every 5 ms (it only feeds the watchdog and the deadline). */
+#define IDLE_FIRST_NS 10000L
+#define IDLE_MAX_NS 1000000L
+#define IDLE_DRAIN_NS 5000000L
 
 struct sp_engine {
     const sp_backend_t *be;
@@ -39,6 +45,11 @@ struct sp_engine {
     sp_watchdog_t *wd;      /* shown each completed task (sp_engine_set_watchdog); NULL: none */
     sp_gemm_t *gemms;       /* --compute gemm: every compute task's list, one after another */
     size_t *gemm_at;        /* per task: its list's first entry in gemms, n + 1 entries */
+    sp_lanefeed_t *feed;    /* the bounded enqueue of a step's tasks */
+    int max_inflight;       /* per lane (sp_engine_set_inflight) */
+    double timeout_s;       /* a wait with no task completing; <= 0: none */
+    int64_t progress_ns;    /* during a step: when a task last completed (or the step began) */
+    size_t compute_at;      /* during a step: the first compute task not seen complete */
 };
 
 static int lane_used(const sp_engine_t *e, int lane)
@@ -94,20 +105,45 @@ static sp_status_t create_streams(sp_engine_t *e)
 
 static sp_status_t check_program(const sp_engine_t *e)
 {
-    for (int l = 0; l < SP_LANE_COUNT; l++) {
-        size_t n = sp_program_lane_entries(&e->prog, l);
-        if (n > LANE_QUEUE_MAX) {
-            sp_error("proxy: one step needs %zu operations on lane %d of rank %d, more than the "
-                     "%d a stream queues; use fewer microbatches or layers per stage",
-                     n, l, e->rank, LANE_QUEUE_MAX);
-            return SP_ERR_INVALID;
-        }
-        if (n > 0 && e->lane[l] == NULL && !lane_used(e, l)) {
+    if (e->be->ops->event_query == NULL) {
+        sp_error("proxy: the %s backend cannot query events, which the bounded enqueue needs",
+                 e->be->ops->name);
+        return SP_ERR_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < e->prog.n; i++) {
+        int l = e->prog.tasks[i].lane;
+        if (e->lane[l] == NULL && !lane_used(e, l)) {
             sp_error("proxy: program uses lane %d without its group", l);
             return SP_ERR_INVALID;
         }
     }
     return SP_OK;
+}
+
+static int describe_task(void *ctx, size_t i, const int32_t **deps_p, int *ndeps_p)
+{
+    const sp_task_t *t = &((const sp_engine_t *)ctx)->prog.tasks[i];
+
+    *deps_p = t->deps;
+    *ndeps_p = t->ndeps;
+    return t->lane;
+}
+
+int sp_engine_inflight_total(int max_inflight)
+{
+    int total = SP_ENGINE_INFLIGHT_TOTAL_FACTOR * max_inflight;
+
+    return total > SP_LANE_COUNT ? total : SP_LANE_COUNT;
+}
+
+/* (Re)make the feeder for the current limit: SP_ERR_NOMEM only (the total covers every lane). */
+static sp_status_t create_feed(sp_engine_t *e)
+{
+    sp_lanefeed_limits_t lim = {e->max_inflight, sp_engine_inflight_total(e->max_inflight)};
+
+    sp_lanefeed_destroy(e->feed);
+    e->feed = NULL;
+    return sp_lanefeed_create(e->prog.n, SP_LANE_COUNT, &lim, describe_task, e, &e->feed);
 }
 
 static sp_status_t create_buffers(sp_engine_t *e)
@@ -173,6 +209,10 @@ sp_status_t sp_engine_create(const sp_backend_t *be, const sp_engine_comms_t *co
     if (st == SP_OK) {
         st = sp_agree(comms->world, check_program(e));
     }
+    if (st == SP_OK) {
+        e->max_inflight = SP_ENGINE_INFLIGHT_DEFAULT;
+        st = sp_agree(comms->world, create_feed(e));
+    }
     if (st != SP_OK) {
         sp_engine_destroy(e);
         return st;
@@ -207,6 +247,7 @@ void sp_engine_destroy(sp_engine_t *eng)
             }
         }
     }
+    sp_lanefeed_destroy(eng->feed);
     sp_program_free(&eng->prog);
     free(eng->gemms);
     free(eng->gemm_at);
@@ -447,65 +488,79 @@ static sp_status_t read_intervals(sp_engine_t *e)
     return SP_OK;
 }
 
-/* The predicted length (s) of the compute task running now, 0 when none runs: the task at
- * the compute lane's cursor once its start is recorded. */
-static double running_compute_s(const sp_engine_t *e, size_t at)
+/* The predicted length (s) of the compute task running now, 0 when none runs: the first compute
+ * task not seen complete, once enqueued (its events hold the last step's records before) and its
+ * start recorded. */
+static double running_compute_s(const sp_engine_t *e)
 {
+    size_t at = e->compute_at;
     int started = 0;
 
-    if (at >= e->prog.n ||
+    if (at >= e->prog.n || !sp_lanefeed_enqueued(e->feed, at) ||
         e->be->ops->event_query(e->be->state, e->ev[2 * at], &started) != SP_OK || !started) {
         return 0.0;
     }
     return (double)e->prog.tasks[at].dur_ns / 1e9;
 }
 
-/* While the step runs: each time a task has completed since the last look, the rank is alive
- * for the watchdog, so a step longer than --timeout runs on while a stalled rank (no task
- * completing) is still caught; while a compute task runs, the watchdog is told its predicted
- * length (sp_watchdog_expect), so one task longer than --timeout is not taken for a hang.
- * Tasks of one lane complete in their order: one cursor per lane. */
-static sp_status_t watch_tasks(sp_engine_t *e)
+/* The first compute task at or after i; n when none. */
+static size_t next_compute(const sp_engine_t *e, size_t i)
 {
-    const sp_backend_ops_t *o = e->be->ops;
-    size_t cur[SP_LANE_COUNT] = {0};
-    const struct timespec poll = {0, 5000000};
-    int pending = 1;
+    while (i < e->prog.n && e->prog.tasks[i].lane != SP_LANE_COMPUTE) {
+        i++;
+    }
+    return i;
+}
 
-    if (e->wd == NULL || o->event_query == NULL) {
-        return SP_OK;
+static sp_status_t feed_enqueue(void *ctx, size_t i)
+{
+    return enqueue_task(ctx, i);
+}
+
+/* A completed task is progress: for the watchdog (so a step longer than --timeout runs on
+ * while a stalled rank is still caught) and for the engine's own deadline. */
+static sp_status_t feed_query(void *ctx, size_t i, int *done_p)
+{
+    sp_engine_t *e = ctx;
+    sp_status_t st = e->be->ops->event_query(e->be->state, e->ev[2 * i + 1], done_p);
+
+    if (st == SP_OK && *done_p) {
+        e->progress_ns = (int64_t)sp_time_ns();
+        sp_watchdog_alive(e->wd);
+        if (e->prog.tasks[i].lane == SP_LANE_COMPUTE) {
+            e->compute_at = next_compute(e, i + 1);
+        }
     }
-    while (pending) {
-        int progressed = 0;
-        pending = 0;
+    return st;
+}
+
+/* Nothing completed and nothing could be enqueued: wait a little. While a compute task runs the
+ * watchdog is told its predicted length (sp_watchdog_expect), and the engine's deadline follows
+ * the same rule: no task completing for max(--timeout, factor x predicted + margin) is a hang
+ * (a peer behind), reported here while every lane is still only polled, never waited on. */
+static sp_status_t feed_idle(void *ctx, unsigned rounds)
+{
+    sp_engine_t *e = ctx;
+    double predicted = running_compute_s(e);
+    double limit = SP_WATCHDOG_PREDICT_FACTOR * predicted + SP_WATCHDOG_PREDICT_MARGIN_S;
+    long ns = rounds >= 8 ? IDLE_MAX_NS : IDLE_FIRST_NS << (rounds - 1);
+    struct timespec ts = {0, sp_lanefeed_unqueued(e->feed) == 0 ? IDLE_DRAIN_NS
+                             : ns < IDLE_MAX_NS ? ns : IDLE_MAX_NS};
+    double quiet_s = (double)((int64_t)sp_time_ns() - e->progress_ns) / 1e9;
+
+    sp_watchdog_expect(e->wd, predicted);
+    limit = predicted > 0.0 && limit > e->timeout_s ? limit : e->timeout_s;
+    if (e->timeout_s > 0.0 && quiet_s > limit) {
+        int busy = 0;
         for (int l = 0; l < SP_LANE_COUNT; l++) {
-            while (cur[l] < e->prog.n) {
-                int done = 0;
-                sp_status_t st = SP_OK;
-                if (e->prog.tasks[cur[l]].lane == l) {
-                    st = o->event_query(e->be->state, e->ev[2 * cur[l] + 1], &done);
-                } else {
-                    done = 1; /* another lane's task */
-                }
-                if (st != SP_OK) {
-                    return st;
-                }
-                if (!done) {
-                    pending = 1;
-                    break;
-                }
-                progressed |= e->prog.tasks[cur[l]].lane == l;
-                cur[l]++;
-            }
+            busy += sp_lanefeed_inflight(e->feed, l) > 0;
         }
-        if (progressed) {
-            sp_watchdog_alive(e->wd);
-        }
-        sp_watchdog_expect(e->wd, pending ? running_compute_s(e, cur[SP_LANE_COMPUTE]) : 0.0);
-        if (pending) {
-            nanosleep(&poll, NULL);
-        }
+        sp_error("proxy: rank %d: no task completed for %.1f s (--timeout %.1f s) with tasks in "
+                 "flight on %d lanes; a peer has not reached the matching operation",
+                 e->rank, quiet_s, e->timeout_s, busy);
+        return SP_ERR_TIMEOUT;
     }
+    nanosleep(&ts, NULL);
     return SP_OK;
 }
 
@@ -514,9 +569,31 @@ void sp_engine_set_watchdog(sp_engine_t *eng, sp_watchdog_t *wd)
     eng->wd = wd;
 }
 
+sp_status_t sp_engine_set_inflight(sp_engine_t *eng, int max_inflight, double timeout_s)
+{
+    eng->timeout_s = timeout_s;
+    if (max_inflight == eng->max_inflight) {
+        return SP_OK;
+    }
+    eng->max_inflight = max_inflight;
+    return create_feed(eng);
+}
+
+void sp_engine_inflight_stats(const sp_engine_t *eng, int *peak_lane_p, int *peak_total_p,
+                              uint64_t *held_p)
+{
+    sp_lanefeed_stats_t s;
+
+    sp_lanefeed_stats(eng->feed, &s);
+    *peak_lane_p = s.peak_lane;
+    *peak_total_p = s.peak_total;
+    *held_p = s.held;
+}
+
 /* The timed part: nothing is allocated or printed between the reference record and the sync. */
 static sp_status_t run_step(sp_engine_t *e)
 {
+    static const sp_lanefeed_hooks_t hooks = {feed_enqueue, feed_query, feed_idle};
     sp_status_t st;
 
     MPI_Barrier(e->comms.world);
@@ -524,11 +601,12 @@ static sp_status_t run_step(sp_engine_t *e)
     /* a record by the calling thread completes at once: this is its time to within the clock
      * read, and places the step's intervals on the host clock for the timeline */
     e->ref_host_ns = (int64_t)sp_time_ns();
-    for (size_t i = 0; i < e->prog.n && st == SP_OK; i++) {
-        st = enqueue_task(e, i);
-    }
+    e->progress_ns = e->ref_host_ns;
+    e->compute_at = next_compute(e, 0);
     if (st == SP_OK) {
-        st = watch_tasks(e);
+        /* every task enqueued within the bound, and seen complete */
+        st = sp_lanefeed_run(e->feed, &hooks, e);
+        sp_watchdog_expect(e->wd, 0.0);
     }
     if (st == SP_OK) {
         st = sync_streams(e);

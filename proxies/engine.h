@@ -31,9 +31,10 @@ typedef struct sp_engine sp_engine_t;
 /* Create the engine: builds the program of this rank (cfg->stage is taken from the PP group,
  * cfg->tp and cfg->dp must be the group sizes), its events, lane buffers in backend memory and
  * streams (created only for the lanes the layout uses, in one order on every rank). Collective
- * over world. SP_ERR_INVALID (logged) for a program sp_program_build rejects or one too long for
- * the backend's stream queues; SP_ERR_NOMEM. Destroy with sp_engine_destroy (collective over
- * world; NULL is a no-op). */
+ * over world. SP_ERR_INVALID (logged) for a program sp_program_build rejects; SP_ERR_UNSUPPORTED
+ * for a backend without event_query; SP_ERR_NOMEM. Tasks in flight are bounded by
+ * SP_ENGINE_INFLIGHT_DEFAULT until sp_engine_set_inflight. Destroy with sp_engine_destroy
+ * (collective over world; NULL is a no-op). */
 sp_status_t sp_engine_create(const sp_backend_t *be, const sp_engine_comms_t *comms,
                              const sp_program_config_t *cfg, sp_engine_t **eng_p);
 void sp_engine_destroy(sp_engine_t *eng);
@@ -41,6 +42,30 @@ void sp_engine_destroy(sp_engine_t *eng);
 /* Show every completed task of a step to wd as progress (sp_watchdog_alive), so a rank
  * computing is alive however long its step; NULL: none. Needs the backend's event_query. */
 void sp_engine_set_watchdog(sp_engine_t *eng, sp_watchdog_t *wd);
+
+/* --max-inflight: tasks enqueued and not yet complete on one lane (its stream). The bound keeps
+ * the enqueuing thread out of a full stream queue (a CUDA launch queue, a host stream's ring),
+ * where it would block while a peer waits for a task it has not enqueued on another lane; the
+ * lane feeder (lanefeed.h) enqueues around a full lane instead, in an order that cannot
+ * deadlock. A task is at most 3 + SP_TASK_MAX_DEPS stream entries: 256 x 9 fits a host stream's
+ * 4096. All lanes together: SP_ENGINE_INFLIGHT_TOTAL_FACTOR x the bound, at least one per lane. */
+#define SP_ENGINE_INFLIGHT_DEFAULT 16
+#define SP_ENGINE_INFLIGHT_MAX 256
+#define SP_ENGINE_INFLIGHT_TOTAL_FACTOR 4
+
+/* The bound on tasks in flight on all lanes for a per-lane bound. */
+int sp_engine_inflight_total(int max_inflight);
+
+/* Set the per-lane bound (1 .. SP_ENGINE_INFLIGHT_MAX) and the deadline of the step's waits for
+ * room or completion: no task completing for timeout_s (longer while a compute task predicted
+ * longer runs, the watchdog's rule) ends the step with SP_ERR_TIMEOUT, logged by this rank;
+ * <= 0: no deadline. Not collective; before the first step; SP_ERR_NOMEM. */
+sp_status_t sp_engine_set_inflight(sp_engine_t *eng, int max_inflight, double timeout_s);
+
+/* What the bound did over the steps run so far: the most tasks in flight on one lane and on
+ * all lanes, and how many polls ended with tasks that had to wait for room. */
+void sp_engine_inflight_stats(const sp_engine_t *eng, int *peak_lane_p, int *peak_total_p,
+                              uint64_t *held_p);
 
 /* Real GEMMs for the compute tasks (--compute gemm): each compute task runs the GEMMs of its
  * parts (program.h) in the shapes of plan, on the compute lane, with the math library's threads

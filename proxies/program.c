@@ -745,16 +745,3 @@ void sp_program_free(sp_program_t *prog)
     free(prog->sched);
     memset(prog, 0, sizeof(*prog));
 }
-
-size_t sp_program_lane_entries(const sp_program_t *prog, int lane)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < prog->n; i++) {
-        const sp_task_t *t = &prog->tasks[i];
-        if (t->lane == lane) {
-            n += 3 + (size_t)t->ndeps; /* start record, the task, end record, one wait per dep */
-        }
-    }
-    return n;
-}

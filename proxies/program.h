@@ -222,8 +222,4 @@ uint64_t sp_program_embedding_grad_elements(const sp_program_config_t *c, int st
 uint64_t sp_lane_seq(int lane, int step, int world, const int colors[3], uint64_t max_tasks,
                      size_t index);
 
-/* Stream entries a lane needs for one step (waits, records and the task itself), for backends
- * with bounded queues. */
-size_t sp_program_lane_entries(const sp_program_t *prog, int lane);
-
 #endif

@@ -249,6 +249,9 @@ static sp_status_t setup(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_run_t *r
     }
     if (st == SP_OK) {
         st = sp_proxy_info(o, &r->layout, &r->info);
+        /* the engine's bound: set here, not in sp_proxy_info, so predict's files keep 0 */
+        r->info.max_inflight = (int32_t)o->max_inflight;
+        r->info.max_inflight_total = sp_engine_inflight_total((int)o->max_inflight);
     }
     r->max_steps = o->steps > 0 ? o->steps : o->max_steps;
     if (st == SP_OK && ctx->rank == 0) {
@@ -368,6 +371,27 @@ static sp_status_t setup_compute(sp_ctx_t *ctx, const sp_proxy_opts_t *o, proxy_
     return sp_ctx_agree(ctx, st);
 }
 
+/* What the bound on tasks in flight did, over all ranks: printed and kept as /proxy attributes
+ * by rank 0. Collective over the world. */
+static sp_status_t note_inflight(sp_ctx_t *ctx, const proxy_run_t *r)
+{
+    int mine[2], peak[2] = {0, 0};
+    uint64_t held = 0, sum = 0;
+    sp_status_t st = SP_OK;
+
+    sp_engine_inflight_stats(r->eng, &mine[0], &mine[1], &held);
+    MPI_Reduce(mine, peak, 2, MPI_INT, MPI_MAX, 0, ctx->world);
+    MPI_Reduce(&held, &sum, 1, MPI_UINT64_T, MPI_SUM, 0, ctx->world);
+    if (ctx->rank == 0) {
+        printf("# in flight: at most %d tasks on one lane (--max-inflight %d) and %d on all lanes "
+               "(bound %d) of any rank; %llu polls ended with tasks waiting for room\n",
+               peak[0], r->info.max_inflight, peak[1], r->info.max_inflight_total,
+               (unsigned long long)sum);
+        st = sp_proxy_result_note_inflight(ctx->result, peak[0], peak[1], (int64_t)sum);
+    }
+    return sp_ctx_agree(ctx, st);
+}
+
 sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
 {
     sp_model_t model;
@@ -384,6 +408,14 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     st = sp_engine_create(&ctx->backend, &r.comms, &r.cfg, &r.eng);
     if (st == SP_OK) {
         sp_engine_set_watchdog(r.eng, ctx->watchdog); /* a completed task is progress */
+        /* the nccl backend bounds its device waits by --timeout itself (and aborts its
+         * communicators), the watchdog 30 s behind: so does the engine's wait for room; on the
+         * host the watchdog bounds it and names the stalled ranks */
+        st = sp_ctx_agree(ctx, sp_engine_set_inflight(
+                                   r.eng, (int)o->max_inflight,
+                                   ctx->backend.kind == SP_BACKEND_NCCL ? o->run.timeout : 0.0));
+    }
+    if (st == SP_OK) {
         st = setup_compute(ctx, o, &r);
     }
     if (st == SP_OK) {
@@ -413,6 +445,9 @@ sp_status_t sp_proxy_run(sp_ctx_t *ctx, const sp_proxy_opts_t *o)
     }
     if (st == SP_OK && ctx->rank == 0) {
         sp_proxy_table_summary(stdout, &r.info, r.rows, r.nrows);
+    }
+    if (st == SP_OK) {
+        st = note_inflight(ctx, &r);
     }
     sp_engine_destroy(r.eng);
 out:

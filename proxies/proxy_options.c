@@ -89,6 +89,10 @@ static const sp_opt_def_t proxy_defs[] = {
     {"compute-threads", 0, SP_OPT_INT, OFF(compute_threads), "1", "N",
      "--compute gemm: BLAS threads per rank (pinned with openblas_set_num_threads)", 1, 1024,
      NULL, 0},
+    {"max-inflight", 0, SP_OPT_INT, OFF(max_inflight), "16", "N",
+     "tasks enqueued ahead and not yet complete on one lane (stream), at most; 4N on all lanes "
+     "together (at least 13). Keeps the enqueuing thread out of a full launch queue",
+     1, 256, NULL, 0},
     {"peak-tflops", 0, SP_OPT_DOUBLE, OFF(peak_tflops), "0", "R",
      "the hardware's peak TFLOP/s per device, for MFU; default: no MFU", 1e-6, 1e6, NULL, 0},
     {"steps", 'n', SP_OPT_INT, OFF(steps), "0", "N",

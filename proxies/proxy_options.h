@@ -39,6 +39,7 @@ typedef struct {
     double tflops; /* device rate the compute times are derived from */
     int compute;   /* sp_proxy_compute_t: timed (a wait of FLOPs / tflops) or gemm (real GEMMs) */
     long compute_threads; /* --compute gemm: the BLAS's threads */
+    long max_inflight;    /* tasks in flight per lane (engine.h: SP_ENGINE_INFLIGHT_*) */
     double peak_tflops; /* the hardware's peak per device, MFU's denominator; 0: no MFU */
     long steps;    /* measured steps; 0: until the step time's CI is within epsilon */
     double epsilon;

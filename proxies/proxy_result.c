@@ -69,6 +69,8 @@ hid_t sp__proxy_info_type(void)
     PF(causal, H5T_NATIVE_INT32);
     PF(compute, H5T_NATIVE_INT32);
     PF(compute_threads, H5T_NATIVE_INT32);
+    PF(max_inflight, H5T_NATIVE_INT32);
+    PF(max_inflight_total, H5T_NATIVE_INT32);
     PF(layers, H5T_NATIVE_INT64);
     PF(hidden, H5T_NATIVE_INT64);
     PF(heads, H5T_NATIVE_INT64);
@@ -146,6 +148,17 @@ sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning)
 sp_status_t sp_proxy_result_note_compute(sp_result_t *res, const char *desc)
 {
     return sp_result_attr_str(res, "/proxy", "compute", desc);
+}
+
+sp_status_t sp_proxy_result_note_inflight(sp_result_t *res, int peak_lane, int peak_total,
+                                          int64_t held)
+{
+    sp_status_t status = sp_result_attr_int(res, "/proxy", "inflight_peak_lane", peak_lane);
+
+    if (status == SP_OK) {
+        status = sp_result_attr_int(res, "/proxy", "inflight_peak_total", peak_total);
+    }
+    return status == SP_OK ? sp_result_attr_int(res, "/proxy", "inflight_held", held) : status;
 }
 
 sp_status_t sp_proxy_result_mark_predicted(sp_result_t *res, const char *source)

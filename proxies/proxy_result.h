@@ -64,6 +64,8 @@ typedef struct {
     int32_t pp, tp, dp, microbatches, chunks, sequence_parallel, overlap, causal;
     int32_t compute;         /* 0: timed (FLOPs / tflops), 1: gemm (real GEMMs); 0 in older files */
     int32_t compute_threads; /* gemm: the BLAS threads per rank; 0 otherwise */
+    int32_t max_inflight;    /* --max-inflight: tasks in flight per lane; 0 in older files */
+    int32_t max_inflight_total; /* on all lanes together; 0 in older files */
     int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
     double tflops;          /* the device rate compute ops run at: --tflops, or with gemm the
                              * GEMM rate measured at start-up */
@@ -116,6 +118,12 @@ sp_status_t sp_proxy_result_note_sharing(sp_result_t *res, const char *warning);
  * the run printed it (the timed wait and its rate, or the GEMM library, precision, threads and
  * measured rate). */
 sp_status_t sp_proxy_result_note_compute(sp_result_t *res, const char *desc);
+
+/* After the steps: attributes inflight_peak_lane and inflight_peak_total (the most tasks in
+ * flight on one lane and on all lanes of any rank) and inflight_held (polls, summed over ranks,
+ * that ended with tasks waiting for room under --max-inflight). */
+sp_status_t sp_proxy_result_note_inflight(sp_result_t *res, int peak_lane, int peak_total,
+                                          int64_t held);
 
 /* Read /proxy of an open file into d (zeroed first; nothing else when the file has none).
  * SP_ERR_FORMAT for unreadable tables, SP_ERR_NOMEM; d->rows is the caller's even then. */
