@@ -117,3 +117,21 @@ restore_host() {
   fi
   return 0
 }
+
+# links_trial NAME WHAT ARGS...: one `scaleprobe links` run by "${launcher[@]}" across $hosts with
+# "${links[@]}" and ARGS, its drain list in NAME-exclude and its report in NAME.out, of which the
+# lines `# SLOW ...` and `# WHAT ...` are shown; 1 when the run did not complete
+links_trial() {
+  local name=$1 what=$2 f=$CL_RUN/work/$1.h5
+  shift 2
+  if ! cl_launch "$name" 60 "${launcher[@]}" --host "$hosts" "$SCALEPROBE" "${links[@]}" "$@" \
+    -O "$f" --exclude "$CL_RUN/work/$name-exclude" ||
+    [ "$(h5_status "$f")" != complete ]; then
+    not_ok "$name: did not complete"
+    cl_tail "$name"
+    return 1
+  fi
+  "$SCALEPROBE" report "$f" >"$CL_RUN/work/$name.out" 2>&1
+  grep -E "^# (SLOW|$what)" "$CL_RUN/work/$name.out" | sed 's/^/     | /'
+  return 0
+}

@@ -31,20 +31,7 @@ launcher=("${CL_MPIRUN[@]}")
 launcher[1]=h7
 
 # trial NAME ARGS...: one links run across the 6 hosts; its report in NAME.out; 1 on failure
-trial() {
-  local name=$1 f=$CL_RUN/work/$1.h5
-  shift
-  if ! cl_launch "$name" 60 "${launcher[@]}" --host "$hosts" "$SCALEPROBE" "${links[@]}" "$@" \
-    -O "$f" --exclude "$CL_RUN/work/$name-exclude" ||
-    [ "$(h5_status "$f")" != complete ]; then
-    not_ok "$name: did not complete"
-    cl_tail "$name"
-    return 1
-  fi
-  "$SCALEPROBE" report "$f" >"$CL_RUN/work/$name.out" 2>&1
-  grep -E '^# (SLOW|SCREEN)' "$CL_RUN/work/$name.out" | sed 's/^/     | /'
-  return 0
-}
+trial() { links_trial "$1" SCREEN "${@:2}"; }
 verdicts() { grep -c '^# SLOW' "$CL_RUN/work/$1.out"; }
 nodes_named() { sed -n 's/^# SLOW NODE [a-z]*: \([^ ]*\) .*/\1/p' "$CL_RUN/work/$1.out" | sort -u; }
 wanted() { [[ " ${LINKS_SCENARIOS:-healthy node screen link cpu} " == *" $1 "* ]]; }

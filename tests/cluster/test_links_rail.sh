@@ -43,19 +43,7 @@ check "h1:2,h2:1: exit 2, one message naming the counts ($msgs), no file (rc=$rc
   test "$rc" -eq 2 -a ! -e "$f" -a "$msgs" -eq 1
 
 # trial NAME: one run across h1..h4; its report in NAME.out; 1 on failure
-trial() {
-  local name=$1 f=$CL_RUN/work/$1.h5
-  if ! cl_launch "$name" 60 "${launcher[@]}" --host "$hosts" "$SCALEPROBE" "${links[@]}" \
-    -O "$f" --exclude "$CL_RUN/work/$name-exclude" ||
-    [ "$(h5_status "$f")" != complete ]; then
-    not_ok "$name: did not complete"
-    cl_tail "$name"
-    return 1
-  fi
-  "$SCALEPROBE" report "$f" >"$CL_RUN/work/$name.out" 2>&1
-  grep -E '^# (SLOW|RAILS)' "$CL_RUN/work/$name.out" | sed 's/^/     | /'
-  return 0
-}
+trial() { links_trial "$1" RAILS; }
 # the hosts named as nodes on rail R of run NAME
 named_on() {
   sed -n "s/^# SLOW NODE [a-z]*: \([^ ]*\) on rail $2 .*/\1/p" "$CL_RUN/work/$1.out" | sort -u |
