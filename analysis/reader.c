@@ -124,6 +124,9 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
                          "/coll/groups");
     }
     if (status == SP_OK) {
+        status = sp_coll_result_read_issue(file, rd->issue, sizeof(rd->issue));
+    }
+    if (status == SP_OK) {
         status = damaged(rd, read_proxy(file, rd), "/proxy");
     }
     if (status == SP_OK) {

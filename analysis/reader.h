@@ -42,6 +42,8 @@ typedef struct {
     sp_coll_group_row_t *groups; /* /coll/groups of a split sweep; NULL without one */
     size_t ngroups;              /* its rows (groups x points) */
     char split[64];              /* /coll attribute split ("" without one) */
+    char issue[16];              /* /coll attribute issue: "blocking" (also older files) or
+                                  * "stream" (coll --issue) */
     int has_proxy;               /* a proxy file: /proxy/info was read */
     sp_proxy_info_t proxy_info;  /* /proxy/info */
     sp_proxy_rank_row_t *proxy;  /* /proxy/ranks */

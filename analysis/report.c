@@ -420,6 +420,10 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
         fprintf(out, "# no sweep points in this file\n");
         return;
     }
+    fprintf(out, "# issue: %s%s\n", rd->issue,
+            strcmp(rd->issue, "stream") == 0
+                ? " (each operation enqueued on a backend stream, as the proxy issues it)"
+                : " (blocking calls of the measuring thread)");
     print_table(rd, out);
     fprintf(out, "# Summary\n");
     print_peaks(rd, out);

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "coll_options.h"
+#include "method.h"
 #include "runner.h"
 #include "sweep.h"
 #include "sweep_split.h"
@@ -49,6 +50,7 @@ static const sp_workload_t coll_workload = {
     .event_ops = sp_coll_names,
     .nevent_ops = SP_COLL_COUNT,
     .run_opts_offset = offsetof(sp_coll_opts_t, run),
+    .thread_multiple_for = sp_issue_stream_asked, /* the host stream's thread calls MPI */
     .parse = coll_parse,
     .check_world = coll_check_world,
     .check_topology = coll_check_topology,

@@ -50,6 +50,10 @@ static const sp_opt_def_t coll_defs[] = {
     {"method", 0, SP_OPT_CHOICE, OFF(method), "default", "NAME",
      "how a point is timed and which time is reported (docs/METHODOLOGY.md):", 0, -1,
      sp_method_names, SP_METHOD_COUNT},
+    {"issue", 0, SP_OPT_CHOICE, OFF(issue), "blocking", "MODE",
+     "how each timed operation is issued: a blocking call, or enqueued on a backend stream and "
+     "waited for as the proxy issues its collectives (docs/METHODOLOGY.md, \"Issue mode\"):",
+     0, -1, sp_issue_names, SP_ISSUE_COUNT},
     {"average", 'a', SP_OPT_INT, OFF(average), "1", "N",
      "the time over ranks, 0 rank 0, 1 mean, 2 min, 3 max (nccl-tests' -a); default method: "
      "of every rank's own median, only when given",
@@ -208,6 +212,16 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
                      "fixed count (-n)", default_only[i], sp_method_names[opts->method]);
             return SP_ERR_INVALID;
         }
+    }
+    if (opts->issue == SP_ISSUE_STREAM && opts->method != SP_METHOD_DEFAULT) {
+        snprintf(err, errlen, "--issue stream applies to --method default only: --method %s "
+                 "reproduces the peer's own loop of blocking calls", sp_method_names[opts->method]);
+        return SP_ERR_INVALID;
+    }
+    if (opts->issue == SP_ISSUE_STREAM && (opts->cuda_graph || opts->blocking != 0)) {
+        snprintf(err, errlen, "--issue stream enqueues each operation on a stream of its own: "
+                 "it cannot be combined with %s", opts->cuda_graph ? "--cuda-graph (-G)" : "-z 1");
+        return SP_ERR_INVALID;
     }
     if (opts->method == SP_METHOD_OSU && !given(seen, "warmup")) {
         opts->warmup = -1;

@@ -39,6 +39,7 @@ typedef struct {
     int clock_sync;       /* 0: node leaders, 1: every rank */
     int timeline_io;      /* 0: rank 0 in bounded batches, 1: one collective MPI-IO write */
     int method;           /* sp_method_t (method.h): how a point is sampled and reported */
+    int issue;            /* sp_issue_t (method.h): how each timed operation is issued */
     long average;         /* nccl-tests' -a: time over ranks, 0 rank 0, 1 mean, 2 min, 3 max */
     int average_given;    /* -a was on the command line (the default method applies it then) */
     int osu_full;         /* with --method osu: print OSU's -f min/max per point */

@@ -174,7 +174,8 @@ static sp_status_t append_parts(sp_result_t *res, sp_coll_row_t *row,
     return status;
 }
 
-sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *method)
+sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *method,
+                                 const char *issue)
 {
     sp_status_t status = SP_OK;
 
@@ -184,7 +185,25 @@ sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *metho
     if (status == SP_OK) {
         status = sp_result_attr_str(res, "/coll", "method", method);
     }
+    if (status == SP_OK) {
+        status = sp_result_attr_str(res, "/coll", "issue", issue);
+    }
     return status;
+}
+
+sp_status_t sp_coll_result_read_issue(hid_t file, char *out, size_t len)
+{
+    hid_t g = H5Lexists(file, "/coll", H5P_DEFAULT) > 0 ? H5Gopen2(file, "/coll", H5P_DEFAULT)
+                                                         : H5I_INVALID_HID;
+
+    if (g < 0 || H5Aexists(g, "issue") <= 0 ||
+        sp__result_read_attr(g, "issue", out, len) != SP_OK) {
+        snprintf(out, len, "blocking");
+    }
+    if (g >= 0) {
+        H5Gclose(g);
+    }
+    return SP_OK;
 }
 
 sp_status_t sp_coll_result_append(sp_result_t *res, sp_coll_row_t *row,

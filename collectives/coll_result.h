@@ -89,10 +89,15 @@ hid_t sp__coll_row_type(void);
 hid_t sp__coll_sample_type(void);
 hid_t sp__coll_wrong_type(void);
 
-/* Create /coll and its tables (when not there yet) with the attribute `method`, the name of
- * the sampling method of every row (method.h), so that tools refuse to mix methods. Rank 0,
- * before the first point. */
-sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *method);
+/* Create /coll and its tables (when not there yet) with the attributes `method`, the name of
+ * the sampling method of every row (method.h), so that tools refuse to mix methods, and `issue`,
+ * how each timed operation was issued ("blocking" or "stream"). Rank 0, before the first point. */
+sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *method,
+                                 const char *issue);
+
+/* The /coll attribute `issue` of an open file into out: "blocking" when /coll has none (files
+ * written before the attribute, or without /coll). SP_OK. */
+sp_status_t sp_coll_result_read_issue(hid_t file, char *out, size_t len);
 
 /* Append one sweep point: its row, its samples, the per-rank median times (nranks values, the
  * world) and the ranks with wrong data. Sets row->sample_offset and wrong[].row. /coll and its

@@ -2,11 +2,30 @@
  * arithmetic is in method_nccltests.c and method_osu.c. */
 #include "method.h"
 
+#include <string.h>
+
 const char *const sp_method_names[SP_METHOD_COUNT] = {
     [SP_METHOD_DEFAULT] = "default",
     [SP_METHOD_NCCL_TESTS] = "nccl-tests",
     [SP_METHOD_OSU] = "osu",
 };
+
+const char *const sp_issue_names[SP_ISSUE_COUNT] = {
+    [SP_ISSUE_BLOCKING] = "blocking",
+    [SP_ISSUE_STREAM] = "stream",
+};
+
+int sp_issue_stream_asked(int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], "--issue=stream") == 0 ||
+            (strcmp(argv[i], "--issue") == 0 && i + 1 < argc &&
+             strcmp(argv[i + 1], "stream") == 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 long sp_method_iters(const sp_coll_opts_t *opts, uint64_t bytes)
 {

@@ -19,6 +19,23 @@ typedef enum {
 /* "default", "nccl-tests", "osu": the --method names and the /coll attribute `method`. */
 extern const char *const sp_method_names[SP_METHOD_COUNT];
 
+/* How each timed operation is issued (--issue): a blocking call of the measuring thread, or an
+ * operation enqueued on a backend stream as the proxy's lanes issue theirs (docs/METHODOLOGY.md,
+ * "Issue mode"). */
+typedef enum {
+    SP_ISSUE_BLOCKING = 0, /* coll_run / coll_batch from the measuring thread */
+    SP_ISSUE_STREAM,       /* stream_coll on a stream of the backend, waited for by stream_sync */
+    SP_ISSUE_COUNT
+} sp_issue_t;
+
+/* "blocking", "stream": the --issue names and the /coll attribute `issue`. */
+extern const char *const sp_issue_names[SP_ISSUE_COUNT];
+
+/* 1 when argv[first..argc) asks for --issue stream (either "--issue stream" or
+ * "--issue=stream"): read before MPI starts, to choose the thread level (the stream's thread
+ * calls MPI on the host backend); the option parser checks the value later. */
+int sp_issue_stream_asked(int argc, char **argv, int first);
+
 /* nccl-tests' -a: which time over ranks is reported. */
 typedef enum {
     SP_OVER_RANKS_RANK0 = 0, /* rank 0's own value */

@@ -14,6 +14,7 @@
 #include "method_run.h"
 #include "runstop.h"
 #include "sweep_batch.h"
+#include "sweep_issue.h"
 #include "sweep_late.h"
 #include "timeutil.h"
 
@@ -77,6 +78,7 @@ void sp_sweep_bufs_cleanup(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs)
     void *st = ctx->backend.state;
     sp_sweep_point_t *p = &bufs->point;
 
+    sp__sweep_issue_close(ctx, bufs);
     sp__sweep_late_cleanup(bufs);
     free(p->wrong);
     free(p->rank_wrong);
@@ -147,9 +149,9 @@ static sp_status_t time_batch(sp_ctx_t *ctx, const sp_comm_call_t *call, sp_swee
     sp_status_t status;
     uint64_t ns = 0;
 
-    status = ops->coll_batch(st, call, l->send, bufs->recv, k, bufs->ev_start, bufs->ev_end);
+    status = sp__sweep_issue_batch(ctx, bufs, call, l->send, k);
     if (status == SP_OK) {
-        status = ops->sync(st);
+        status = sp__sweep_issue_sync(ctx, bufs);
     }
     if (status == SP_OK) {
         status = ops->event_elapsed_ns(st, bufs->ev_start, bufs->ev_end, &ns);
@@ -268,20 +270,18 @@ static void beat(const point_run_t *pr, const char *phase)
 static sp_status_t warm_up(point_run_t *pr)
 {
     sp_ctx_t *ctx = pr->ctx;
-    const sp_backend_ops_t *ops = ctx->backend.ops;
-    void *st = ctx->backend.state;
     long warmup = sp_method_warmup(pr->opts, sp_coll_size_bytes(&pr->op->args));
     sp_status_t status;
 
     beat(pr, "warm-up");
     status = prepare(ctx, pr->op, pr->bufs, &pr->l);
     for (long i = 0; i < warmup && status == SP_OK; i++) {
-        status = ops->coll_run(st, &pr->op->call, pr->l.send, pr->bufs->recv);
+        status = sp__sweep_issue_run(ctx, pr->bufs, &pr->op->call, pr->l.send);
         ctx->coll_seq++;
         sp_progress_tick(ctx->progress);
     }
     if (status == SP_OK) {
-        status = ops->sync(st);
+        status = sp__sweep_issue_sync(ctx, pr->bufs);
     }
     return agree_point(ctx, status, &pr->op->args, "warm-up of", (size_t)warmup);
 }
@@ -440,11 +440,11 @@ static sp_status_t verify(point_run_t *pr)
     if (args->in_place) {
         status = prepare(ctx, op, pr->bufs, &pr->l);
         if (status == SP_OK) {
-            status = ops->coll_run(st, &op->call, pr->l.send, pr->bufs->recv);
+            status = sp__sweep_issue_run(ctx, pr->bufs, &op->call, pr->l.send);
             ctx->coll_seq++;
         }
         if (status == SP_OK) {
-            status = ops->sync(st);
+            status = sp__sweep_issue_sync(ctx, pr->bufs);
         }
     }
     if (status == SP_OK && ctx->rank == sp__sweep_corrupt_rank_from_env() && op->coll->has_output(args) &&
@@ -572,7 +572,10 @@ static sp_status_t measure_op(sp_ctx_t *ctx, const sp_coll_opts_t *opts, const s
     memset(&bufs->point.row, 0, sizeof(bufs->point.row));
     bufs->point.nwrong = 0;
 
-    status = warm_up(&pr);
+    status = sp__sweep_issue_open(ctx, opts, bufs);
+    if (status == SP_OK) {
+        status = warm_up(&pr);
+    }
     if (status == SP_OK && method != NULL) {
         status = sample_peer(&pr, method, &mp);
     } else if (status == SP_OK) {

@@ -38,6 +38,8 @@ typedef struct {
     size_t bytes;               /* size of each of send and recv */
     sp_event_t *ev_start;
     sp_event_t *ev_end;
+    sp_stream_t *stream;        /* --issue stream: the stream every operation is enqueued on
+                                 * (sweep_issue.h), created at the first point; NULL */
     sp_sweep_point_t point;
     size_t max_samples;
     /* test-only straggler (SCALEPROBE_TEST_DELAY="RANK:US[:COLLECTIVE]"): this rank sleeps

@@ -42,6 +42,10 @@ static void print_params(FILE *out, const sp_ctx_t *ctx, const sp_coll_opts_t *o
                                 : "samples until the 95% CI of the median meets --epsilon, at "
                                   "most --max-time per point");
     }
+    if (opts->issue == SP_ISSUE_STREAM) {
+        fprintf(out, "# issue stream: each operation enqueued on a %s stream and waited for as "
+                "the proxy's lanes are\n", ctx->backend.ops->name);
+    }
 }
 
 /* The device list: every rank's pid, host and device (GPU name and bus id, or "host"). */

@@ -242,7 +242,8 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     s->totals.nranks = ctx->nranks;
     sp_coll_sizes(opts, sizes, SP_MAX_SIZES, &s->nsizes);
     if (ctx->rank == 0 && ctx->result != NULL) {
-        status = sp_coll_result_begin(ctx->result, ctx->nranks, sp_method_names[opts->method]);
+        status = sp_coll_result_begin(ctx->result, ctx->nranks, sp_method_names[opts->method],
+                                      sp_issue_names[opts->issue]);
     }
     /* every collective's send and receive counts are at most size/elt_size elements; with
      * groups, each group has buffers of its own (on its own backend) */

@@ -343,11 +343,34 @@ sp_status_t sp__host_call_on(const host_state_t *st, const host_place_t *at, MPI
     return SP_OK;
 }
 
+/* An out-of-place sendrecv on a stream as the stream's own send and receive are (host_stream.c):
+ * MPI_Irecv and MPI_Isend completed by polite waits. The proxy moves its pipeline messages with
+ * stream sends and receives; `coll --issue stream` times its sendrecv this way to price them. */
+static int polite_sendrecv(MPI_Comm comm, const sp_comm_call_t *call, const void *send,
+                           void *recv, MPI_Datatype dt, int count)
+{
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int rc = MPI_SUCCESS;
+
+    if (call->recv_peer != SP_COMM_NO_PEER) {
+        rc = MPI_Irecv(recv, count, dt, call->recv_peer, 0, comm, &req[0]);
+    }
+    if (rc == MPI_SUCCESS && call->send_peer != SP_COMM_NO_PEER) {
+        rc = MPI_Isend(send, count, dt, call->send_peer, 0, comm, &req[1]);
+    }
+    for (int i = 0; i < 2 && rc == MPI_SUCCESS; i++) {
+        if (req[i] != MPI_REQUEST_NULL) {
+            rc = sp_host_polite_wait(&req[i]);
+        }
+    }
+    return rc;
+}
+
 /* Calls on a stream: the proxy's all-reduce, all-gather and reduce-scatter (out of place) as
  * non-blocking calls completed by a polite wait, since a blocking MPI collective polls a core for
  * as long as it waits for its peers, which on a host shared by several ranks delays their compute
- * deadlines (the stream stands in for a device, which does not take a CPU core). Everything else
- * as host_call_on. ctx is the stream. */
+ * deadlines (the stream stands in for a device, which does not take a CPU core); an out-of-place
+ * sendrecv likewise (polite_sendrecv). Everything else as sp__host_call_on. ctx is the stream. */
 sp_status_t sp__host_coll_stream(void *ctx, MPI_Comm comm, const sp_comm_call_t *call,
                                  const void *send, void *recv)
 {
@@ -373,6 +396,9 @@ sp_status_t sp__host_coll_stream(void *ctx, MPI_Comm comm, const sp_comm_call_t 
     case SP_COMM_ALLGATHER:
         rc = MPI_Iallgather(send, count, dt, recv, count, dt, comm, &req);
         break;
+    case SP_COMM_SENDRECV:
+        rc = polite_sendrecv(comm, call, send, recv, dt, count);
+        return rc == MPI_SUCCESS ? SP_OK : sp__host_mpi_check(rc, "sendrecv");
     default:
         return sp__host_call_on(st, &s->place, comm, call, send, recv);
     }

@@ -322,7 +322,9 @@ static sp_status_t start_mpi(run_t *r, int *argc, char ***argv)
 {
     char host[SP_HOST_LEN];
     int provided = 0;
-    int required = r->w->thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
+    int threads = r->w->thread_multiple ||
+                  (r->w->thread_multiple_for != NULL && r->w->thread_multiple_for(*argc, *argv, 2));
+    int required = threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
 
     /* only what the workload needs: a plain MPI program runs at single or funneled, and what
      * MULTIPLE costs a small message is measured in docs/METHODOLOGY.md */

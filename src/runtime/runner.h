@@ -34,6 +34,9 @@ typedef struct {
     int thread_multiple;              /* 1: MPI_THREAD_MULTIPLE, threads of the workload call
                                        * MPI (the proxy's host streams); 0: MPI_THREAD_FUNNELED
                                        * (the watchdog calls MPI only to end the job) */
+    /* may be NULL: 1 when argv[first..argc) asks for threads that call MPI (coll --issue
+     * stream), read before MPI starts; then MPI_THREAD_MULTIPLE as with thread_multiple */
+    int (*thread_multiple_for)(int argc, char **argv, int first);
     /* parse argv[first..argc) into opts; SP_ERR_INVALID with a message in err */
     sp_status_t (*parse)(int argc, char **argv, int first, void *opts, int *help_p, char *err,
                          size_t errlen);

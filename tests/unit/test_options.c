@@ -365,6 +365,35 @@ static void test_coll_lists(void **state)
     assert_int_equal(o.dtypes, 1u << SP_DTYPE_DOUBLE);
 }
 
+/* --issue: blocking by default, stream accepted with the default method only, never with a
+ * captured graph or nccl-tests' -z 1; the pre-MPI scan finds both spellings and nothing else. */
+static void test_coll_issue(void **state)
+{
+    sp_coll_opts_t o;
+    char a0[] = "coll", a1[] = "--issue", a2[] = "stream", a3[] = "--issue=stream",
+         a4[] = "blocking", a5[] = "--split";
+    char *stream2[] = {a0, a1, a2}, *stream1[] = {a0, a3}, *blocking[] = {a0, a1, a4},
+         *other[] = {a0, a5, a2}, *cut[] = {a0, a1};
+
+    (void)state;
+    parse_ok("", &o);
+    assert_int_equal(o.issue, SP_ISSUE_BLOCKING);
+    parse_ok("--issue stream -b 1K -e 1M", &o);
+    assert_int_equal(o.issue, SP_ISSUE_STREAM);
+    parse_ok("--issue=blocking --method osu", &o);
+    assert_int_equal(o.issue, SP_ISSUE_BLOCKING);
+    parse_err("--issue stream --method osu", "--issue stream", "osu");
+    parse_err("--issue stream --method nccl-tests", "--issue stream", "nccl-tests");
+    parse_err("--issue stream -G", "--issue stream", "--cuda-graph");
+    parse_err("--issue sideways", "sideways", NULL);
+    assert_int_equal(sp_issue_stream_asked(3, stream2, 1), 1);
+    assert_int_equal(sp_issue_stream_asked(2, stream1, 1), 1);
+    assert_int_equal(sp_issue_stream_asked(3, blocking, 1), 0);
+    assert_int_equal(sp_issue_stream_asked(3, other, 1), 0);
+    assert_int_equal(sp_issue_stream_asked(2, cut, 1), 0);
+    assert_string_equal(sp_issue_names[SP_ISSUE_STREAM], "stream");
+}
+
 static void test_coll_scalars(void **state)
 {
     sp_coll_opts_t o;
@@ -707,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_coll_single_point_zero_bytes_stepfactor),
         cmocka_unit_test(test_coll_option_forms),
         cmocka_unit_test(test_coll_lists),
+        cmocka_unit_test(test_coll_issue),
         cmocka_unit_test(test_coll_scalars),
         cmocka_unit_test(test_coll_help),
         cmocka_unit_test(test_coll_errors),
