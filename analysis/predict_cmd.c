@@ -125,6 +125,7 @@ typedef struct {
     sp_model_t model;
     sp_predict_ab_t ab;
     sp_predict_sweeps_t sweeps;
+    int stream_sweep[SP_PREDICT_MAX_SWEEPS]; /* that size's curves are from coll --issue stream */
     int use_sweep;
     int tflops_given; /* --tflops on the command line */
     char source[SP_OPT_STRLEN + 1024];
@@ -205,8 +206,11 @@ static int parse(predict_t *pr, int argc, char **argv)
 
 /* One sweep file into the set of its communicator size: of each collective, the rows that are
  * out-of-place, verified, summing or no reduction; of the model's type when the file has it,
- * else of every type (a size's times averaged). 0 to go on, else the exit code. */
-static int load_sweep_file(predict_t *pr, const char *path)
+ * else of every type (a size's times averaged). Only a file of the pass's issue mode (stream
+ * files first); a blocking sweep of a size that a stream-issued one covers is named and left
+ * out, since the proxy issues its collectives as the stream mode times them. 0 to go on, else
+ * the exit code. */
+static int load_sweep_file(predict_t *pr, const char *path, int stream_pass)
 {
     sp_reader_t rd;
     char msg[SP_OPT_STRLEN + 256];
@@ -230,12 +234,25 @@ static int load_sweep_file(predict_t *pr, const char *path)
         sp_reader_close(&rd);
         return bad(msg);
     }
+    if ((strcmp(rd.issue, "stream") == 0) != stream_pass) {
+        sp_reader_close(&rd);
+        return 0;
+    }
     if ((sw = sp_predict_sweeps_at(&pr->sweeps, rd.world_size)) == NULL) {
         snprintf(msg, sizeof(msg), "--sweep: more than %d communicator sizes",
                  SP_PREDICT_MAX_SWEEPS);
         sp_reader_close(&rd);
         return bad(msg);
     }
+    if (!stream_pass && pr->stream_sweep[sw - pr->sweeps.set]) {
+        size_t len = strlen(pr->source);
+        snprintf(pr->source + len, sizeof(pr->source) - len,
+                 ", not %s (%d ranks, blocking issue: a stream-issued sweep covers that size)",
+                 path, rd.world_size);
+        sp_reader_close(&rd);
+        return 0;
+    }
+    pr->stream_sweep[sw - pr->sweeps.set] = stream_pass;
     for (int op = 0; op < SP_COLL_COUNT && st == SP_OK; op++) {
         int typed = 0;
         for (size_t i = 0; i < rd.nrows; i++) {
@@ -253,8 +270,9 @@ static int load_sweep_file(predict_t *pr, const char *path)
     }
     {
         size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks)",
-                 len ? ", " : "sweep ", path, rd.world_size);
+        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks%s)",
+                 len ? ", " : "sweep ", path, rd.world_size,
+                 stream_pass ? ", issued on a stream as the proxy issues its collectives" : "");
     }
     sp_reader_close(&rd);
     if (st != SP_OK) {
@@ -264,16 +282,19 @@ static int load_sweep_file(predict_t *pr, const char *path)
     return 0;
 }
 
-/* --sweep FILE[,FILE...]: every file, then each size's curves sorted. */
+/* --sweep FILE[,FILE...]: every file (the stream-issued ones first), then each size's curves
+ * sorted. */
 static int load_sweeps(predict_t *pr)
 {
     char list[SP_OPT_STRLEN], *save = NULL;
     int rc = 0;
 
-    snprintf(list, sizeof(list), "%s", pr->o.sweep);
-    for (char *f = strtok_r(list, ",", &save); f != NULL && rc == 0;
-         f = strtok_r(NULL, ",", &save)) {
-        rc = load_sweep_file(pr, f);
+    for (int pass = 1; pass >= 0 && rc == 0; pass--) {
+        snprintf(list, sizeof(list), "%s", pr->o.sweep);
+        for (char *f = strtok_r(list, ",", &save); f != NULL && rc == 0;
+             f = strtok_r(NULL, ",", &save)) {
+            rc = load_sweep_file(pr, f, pass);
+        }
     }
     if (rc == 0 && pr->sweeps.n == 0) {
         rc = bad("--sweep: no file named");
