@@ -223,6 +223,13 @@ static sp_status_t check_method(sp_coll_opts_t *opts, const unsigned char *seen,
                  "it cannot be combined with %s", opts->cuda_graph ? "--cuda-graph (-G)" : "-z 1");
         return SP_ERR_INVALID;
     }
+    if (opts->issue == SP_ISSUE_STREAM && (opts->redops & (1u << SP_REDOP_PREMULSUM))) {
+        /* the nccl backend binds premulsum's operator to its own communicator, not a stream's */
+        snprintf(err, errlen, "--issue stream does not time the mulsum reduction (premulsum): "
+                 "the proxy never issues it, and NCCL binds its operator to one communicator; "
+                 "leave mulsum out of -o");
+        return SP_ERR_INVALID;
+    }
     if (opts->method == SP_METHOD_OSU && !given(seen, "warmup")) {
         opts->warmup = -1;
     }

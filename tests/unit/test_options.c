@@ -386,6 +386,8 @@ static void test_coll_issue(void **state)
     parse_err("--issue stream --method nccl-tests", "--issue stream", "nccl-tests");
     parse_err("--issue stream -G", "--issue stream", "--cuda-graph");
     parse_err("--issue sideways", "sideways", NULL);
+    parse_err("--issue stream -o sum,mulsum", "--issue stream", "mulsum");
+    parse_err("--issue stream -o all", "--issue stream", "mulsum");
     assert_int_equal(sp_issue_stream_asked(3, stream2, 1), 1);
     assert_int_equal(sp_issue_stream_asked(2, stream1, 1), 1);
     assert_int_equal(sp_issue_stream_asked(3, blocking, 1), 0);
