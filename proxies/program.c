@@ -25,6 +25,7 @@ typedef struct {
     int32_t op, mb, chunk;
     int8_t type, phase;
     int anchor;          /* FSDP prefetch: the next gather waits for this compute task */
+    int gathered[2];     /* FSDP: the embedding (0), the output layer (1) gathered this step */
     uint64_t fill;       /* DDP: bytes in the open bucket of the current chunk */
     int32_t bucket;      /* DDP: buckets emitted so far (numbering over the step) */
     uint64_t *deferred;  /* overlap off: (count, chunk, bucket) of each bucket, run at the end */
@@ -272,19 +273,41 @@ static int ddp(const builder_t *b)
     return b->c->dp > 1 && b->c->dp_mode == SP_DP_DDP;
 }
 
-/* FSDP: the layer's parameters gathered before its compute. */
-static void fsdp_gather(builder_t *b, int32_t layer)
+/* FSDP: the parameters of a unit (count elements over the DP group) gathered before its compute;
+ * the gather task, -1: none. */
+static int32_t fsdp_gather_n(builder_t *b, uint64_t count, int32_t layer)
 {
     int32_t g;
 
-    if (!fsdp(b)) {
-        return;
+    if (!fsdp(b) || count == 0) {
+        return -1;
     }
     flush(b);
-    g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->c->layer_param_bytes / elt_size(b),
+    g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, count,
              b->c->overlap ? b->anchor : AFTER_COMPUTE, layer);
     wait_for(b, g);
-    b->anchor = b->last_compute; /* the next gather starts when this layer starts */
+    b->anchor = b->last_compute; /* the next gather starts when this unit starts */
+    return g;
+}
+
+static void fsdp_gather(builder_t *b, int32_t layer)
+{
+    fsdp_gather_n(b, b->c->layer_param_bytes / elt_size(b), layer);
+}
+
+/* FSDP: the embedding (which 0) or the output layer (1), before its first forward of the step.
+ * Megatron-FSDP's units are the transformer layers; a module outside them is gathered by its
+ * pre-forward hook and not released after forward, so it stays gathered through the step's
+ * microbatches and backwards: one gather per module and step. The tied weight on one stage is
+ * one parameter, gathered with the embedding. The gather task, -1: none. */
+static int32_t fsdp_module_gather(builder_t *b, int which)
+{
+    if (!fsdp(b) || b->gathered[which] ||
+        (which == 1 && sp_program_shared_output_weight(b->c))) {
+        return -1;
+    }
+    b->gathered[which] = 1;
+    return fsdp_gather_n(b, b->c->logits_param_bytes / elt_size(b), -1);
 }
 
 static void ddp_bucket(builder_t *b)
@@ -343,13 +366,20 @@ static void tp_coll(builder_t *b, sp_coll_kind_t kind, uint64_t count, sp_dtype_
 }
 
 /* First virtual stage, F: the vocab-parallel embedding's partial outputs summed over the TP
- * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism). */
-static void embedding_fwd(builder_t *b)
+ * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism), after
+ * the FSDP gather of its weight (task gather, -1: none). */
+static void embedding_fwd(builder_t *b, int32_t gather)
 {
+    int32_t t;
+
     if (b->c->tp > 1) {
-        tp_coll(b,
-                b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
-                b->c->tp_elements, b->c->dtype);
+        t = coll(b, SP_LANE_TP,
+                 b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                 b->c->tp_elements, AFTER_COMPUTE, -1);
+        if (t >= 0) {
+            add_dep(&b->prog->tasks[t], gather);
+        }
+        wait_for(b, t);
     }
 }
 
@@ -421,34 +451,6 @@ static void logits_bwd(builder_t *b, int grads, int input)
     }
 }
 
-/* Colour of the pipeline edge from virtual stage e to e+1 (both ends compute the same one).
- * Down the stages (a -> a+1) and across the loop's wrap (p-1 -> 0): a mod 2, and 2 for the wrap
- * of an odd ring, so that no lane both sends and receives on a ring. Up the stages (a -> a-1,
- * the V's way back): 2 + (a-1) mod 2, so that a stage's four edges of one direction (in and out,
- * down and up) are on four lanes. No placement has both a wrap and up edges. */
-static int edge_colour(const sp_program_config_t *c, int e)
-{
-    int a, ca, b, cb;
-
-    sp_schedule_locate(c->kind, c->p, c->v, e, &a, &ca);
-    sp_schedule_locate(c->kind, c->p, c->v, e + 1, &b, &cb);
-    if (ca == cb && b == a - 1) {
-        return 2 + b % 2;
-    }
-    return (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
-}
-
-int sp_program_pp_colours(const sp_program_config_t *c)
-{
-    int n = 3; /* the loop's three, created whatever the schedule */
-
-    for (int e = 0; e + 1 < c->p * c->v; e++) {
-        int col = edge_colour(c, e);
-        n = col + 1 > n ? col + 1 : n;
-    }
-    return n;
-}
-
 /* The message of the current op to (recv 0) or from (recv 1) virtual stage vpeer; vs is the
  * op's own. Nothing when vpeer is on this stage too (the V's turn): the compute lane's order
  * carries the activation. */
@@ -457,7 +459,7 @@ static void emit_recv_send(builder_t *b, int recv, int vs, int vpeer)
     const sp_program_config_t *c = b->c;
     int peer, peer_chunk;
     int fwd = b->type == SP_SCHED_OP_F;
-    int colour = edge_colour(c, vs < vpeer ? vs : vpeer);
+    int colour = sp__program_edge_colour(c, vs < vpeer ? vs : vpeer);
     int consumer = recv ? vs : vpeer;
     sp_task_t t;
     int32_t at;
@@ -514,7 +516,7 @@ static void emit_op(builder_t *b, size_t k)
     }
     if (op->type == SP_SCHED_OP_F) {
         if (vs == 0) {
-            embedding_fwd(b);
+            embedding_fwd(b, fsdp_module_gather(b, 0));
         }
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
@@ -523,6 +525,7 @@ static void emit_op(builder_t *b, size_t k)
             tp_block(b, SP_PART_MLP_FWD, -1, layer);
         }
         if (vs == V - 1) {
+            fsdp_module_gather(b, 1);
             logits_fwd(b);
         }
     } else {
@@ -530,8 +533,8 @@ static void emit_op(builder_t *b, size_t k)
         int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
         if (vs == V - 1) {
             logits_bwd(b, grads, input);
-            if (grads && last_grad) {
-                grad_ready(b, c->logits_param_bytes, -1);
+            if (grads && last_grad && !sp_program_shared_output_weight(c)) {
+                grad_ready(b, c->logits_param_bytes, -1); /* shared: with the embedding's */
             }
         }
         for (int j = L - 1; j >= 0; j--) {

@@ -43,7 +43,14 @@
  *        previous layer starts computing), with overlap off the compute waits for a gather
  *        issued only when it is needed. After a layer's gradient on the last microbatch, a
  *        reduce-scatter of its gradients, which the next compute waits for when overlap is
- *        off; the output layer's and the embedding's gradients too.
+ *        off; the output layer's and the embedding's gradients too. The embedding (first
+ *        virtual stage) and the output layer (last) are units of their own outside the
+ *        layers (Megatron-FSDP's units are the transformer layers): each is all-gathered
+ *        (vocab/tp x h) once per step, before its first forward, with the same prefetch
+ *        rule, and stays gathered through the step (no re-gather in backward); the
+ *        embedding's TP collective waits for its gather. With tied embeddings on one stage
+ *        (sp_program_shared_output_weight) the two are one parameter: one gather (the
+ *        embedding's), one gradient reduction (after the embedding's backward), DDP too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
  * After the step's last compute and its DP reductions (Megatron's finalize_model_grads, in its
  * order): with tp > 1 and sequence parallelism one all-reduce over the TP group of the gradients
@@ -202,6 +209,16 @@ void sp_program_free(sp_program_t *prog); /* NULL or zeroed: no-op */
 /* Pipeline edge colours the configuration's placement uses, at least 3 (the lanes every run
  * creates): 4 for the V placement. The same on every stage; lanes of colour >= this are unused. */
 int sp_program_pp_colours(const sp_program_config_t *c);
+
+/* 1 when the output layer uses the input embedding's weight on one rank: tied embeddings with the
+ * first and the last virtual stage on one stage (p = 1, or the V). One parameter: its gradient is
+ * reduced once (DDP bucket or FSDP reduce-scatter, after the embedding's backward) and FSDP
+ * gathers it once per step, before the embedding. */
+int sp_program_shared_output_weight(const sp_program_config_t *c);
+
+/* Internal (program.c): the pipeline edge colour from virtual stage e to e + 1 (program_lanes.c
+ * says how it is chosen). */
+int sp__program_edge_colour(const sp_program_config_t *c, int e);
 
 /* Megatron's embedding group for stage: -1 when the configuration has none (untied, p = 1, or
  * the first and the last virtual stage on one stage, as the V places them), 1 when stage is the
