@@ -6,7 +6,8 @@
  *   C: ZB-H1 p=4 m=4, stage 3, tp 2 with sequence parallelism, DDP dp 2, 2048-byte buckets
  * and the gradient dtype: fp32 (Megatron's default with bf16) reduces twice bf16's bytes; the
  * step's closing all-reduces of the sequence-parallel parameters (TP) and of the tied embedding
- * (first and last stage). */
+ * (first and last stage); FSDP's gathers and reduce-scatters of the embedding and the output
+ * layer (pp1 tied, pp2 untied, tp 2 and 4 vocab shards). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -405,6 +406,181 @@ static void test_tied_embeddings(void **state)
     }
 }
 
+/* Totals of the collectives on lane: tasks, elements, bytes. */
+typedef struct {
+    size_t n;
+    uint64_t elements, bytes;
+} lane_sum_t;
+
+static lane_sum_t lane_sum(const sp_program_t *pr, int lane)
+{
+    lane_sum_t s = {0, 0, 0};
+
+    for (size_t i = 0; i < pr->n; i++) {
+        const sp_task_t *t = &pr->tasks[i];
+        if (t->kind == SP_TASK_COLL && t->lane == lane) {
+            s.n++;
+            s.elements += t->count;
+            s.bytes += t->bytes;
+        }
+    }
+    return s;
+}
+
+/* FSDP's units outside the layers, per step, counted by hand (bf16 parameters: 2 bytes, fp32
+ * gradient reductions: 4; a layer 1024 bytes = 512 elements per TP rank; 2 layers per stage; the
+ * embedding / output layer vocab/tp x h elements, logits_param_bytes in bf16). Layer gathers: one
+ * per layer in every F and B, m x 2 layers x 2; the embedding and the output layer: one gather
+ * each per step (Megatron-FSDP keeps a module outside its layer units gathered), none in B;
+ * reduce-scatters once per step: each layer, the embedding, the output layer.
+ *   P1T (1F1B p 1, m 2, tp 2, tied, logits 512 B = 256 elements): the tied weight is one
+ *     parameter: gathers 2 x 2 x 2 = 8 layers (8 x 512 = 4096 elements) + 1 (256) = 9, 4352
+ *     elements, 8704 B; reduce-scatters 2 x 512 + 256 = 1280 elements in 3, 5120 B.
+ *   P1U (as P1T, untied): gathers 8 + 2 = 10, 4096 + 512 = 4608 elements, 9216 B;
+ *     reduce-scatters 4, 2 x 512 + 2 x 256 = 1536 elements, 6144 B.
+ *   P2U0 / P2U1 (1F1B p 2, m 4, tp 2, untied; stage 0 holds the embedding, stage 1 the output
+ *     layer): gathers 4 x 2 x 2 = 16 layers (8192 elements) + 1 (256) = 17, 8448 elements,
+ *     16896 B; reduce-scatters 3, 2 x 512 + 256 = 1280 elements, 5120 B. Tied (P2T1) the same:
+ *     each end stage holds its own copy (the embedding group all-reduces their gradients).
+ *   TP2 / TP4 (P2U1 with vocab 512, h 8: the vocab-parallel shard 512/tp x 8): tp 2: 2048
+ *     elements (4096 B): gathers 8192 + 2048 = 10240 elements, 20480 B; reduce-scatters
+ *     2 x 512 + 2048 = 3072 elements, 12288 B. tp 4: 1024 elements: 9216 elements, 18432 B;
+ *     2048 elements, 8192 B (the layers' 512 per TP rank held fixed). */
+static void test_fsdp_ends(void **state)
+{
+    static const struct {
+        int p, m, stage, tied, tp;
+        uint64_t logits_bytes;
+        size_t ag;
+        uint64_t ag_elements, ag_bytes;
+        size_t rs;
+        uint64_t rs_elements, rs_bytes;
+    } want[] = {
+        {1, 2, 0, 1, 2, 512, 9, 4352, 8704, 3, 1280, 5120},      /* P1T */
+        {1, 2, 0, 0, 2, 512, 10, 4608, 9216, 4, 1536, 6144},     /* P1U */
+        {2, 4, 0, 0, 2, 512, 17, 8448, 16896, 3, 1280, 5120},    /* P2U0 */
+        {2, 4, 1, 0, 2, 512, 17, 8448, 16896, 3, 1280, 5120},    /* P2U1 */
+        {2, 4, 1, 1, 2, 512, 17, 8448, 16896, 3, 1280, 5120},    /* P2T1 */
+        {2, 4, 1, 0, 2, 4096, 17, 10240, 20480, 3, 3072, 12288}, /* TP2 */
+        {2, 4, 1, 0, 4, 2048, 17, 9216, 18432, 3, 2048, 8192},   /* TP4 */
+    };
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        for (int overlap = 0; overlap <= 1; overlap++) {
+            sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
+            sp_program_t pr;
+            lane_sum_t ag, rs;
+            c.p = want[k].p;
+            c.m = want[k].m;
+            c.stage = want[k].stage;
+            c.tied_embeddings = want[k].tied;
+            c.tp = want[k].tp;
+            c.logits_param_bytes = want[k].logits_bytes;
+            c.dp_mode = SP_DP_FSDP;
+            c.overlap = overlap;
+            build(&c, &pr);
+            ag = lane_sum(&pr, SP_LANE_DP_GATHER);
+            rs = lane_sum(&pr, SP_LANE_DP);
+            assert_int_equal(ag.n, want[k].ag);
+            assert_int_equal(ag.elements, want[k].ag_elements);
+            assert_int_equal(ag.bytes, want[k].ag_bytes);
+            assert_int_equal(rs.n, want[k].rs);
+            assert_int_equal(rs.elements, want[k].rs_elements);
+            assert_int_equal(rs.bytes, want[k].rs_bytes);
+            assert_int_equal(count(&pr, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, -1, 0), ag.n);
+            assert_int_equal(count(&pr, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, -1, 0), rs.n);
+            /* the modules' gathers: layer -1, in the forward of microbatch 0, none in B */
+            assert_int_equal(count(&pr, SP_LANE_DP_GATHER, -1, SP_SCHED_OP_F, 0) -
+                                 count(&pr, SP_LANE_DP_GATHER, -1, SP_SCHED_OP_F, 1),
+                             want[k].ag - (size_t)(want[k].m * 2 * 2));
+            assert_int_equal(count(&pr, SP_LANE_DP_GATHER, -1, SP_SCHED_OP_B, 0),
+                             (size_t)(want[k].m * 2));
+            for (size_t i = 0; i < pr.n; i++) {
+                const sp_task_t *t = &pr.tasks[i];
+                if (t->lane == SP_LANE_DP_GATHER && t->layer < 0) {
+                    assert_int_equal(t->microbatch, 0);
+                    assert_int_equal(t->count * 2, want[k].logits_bytes);
+                }
+            }
+            sp_program_free(&pr);
+        }
+    }
+}
+
+/* Where the modules' gathers sit (P1U, tp 2): the embedding's TP all-reduce of the first F
+ * waits for the embedding's gather; the output layer's first compute waits for its gather,
+ * which with overlap on is prefetched (it waits for a compute before the last layer's, as a
+ * layer's gather does) and with overlap off is issued after the compute before it. */
+static void test_fsdp_ends_order(void **state)
+{
+    (void)state;
+    for (int overlap = 0; overlap <= 1; overlap++) {
+        sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
+        sp_program_t pr;
+        int32_t g[2] = {-1, -1}, last_layer_gather = -1, compute = -1;
+        int emb_checked = 0, out_checked = 0;
+        c.p = 1;
+        c.m = 2;
+        c.dp_mode = SP_DP_FSDP;
+        c.overlap = overlap;
+        build(&c, &pr);
+        for (size_t i = 0; i < pr.n; i++) {
+            const sp_task_t *t = &pr.tasks[i];
+            if (t->lane == SP_LANE_DP_GATHER && t->layer < 0) {
+                g[g[0] < 0 ? 0 : 1] = (int32_t)i;
+                if (g[1] == (int32_t)i) {
+                    assert_int_equal(t->ndeps, 1);
+                    assert_true(overlap ? t->deps[0] < last_layer_gather
+                                        : t->deps[0] == compute);
+                }
+            } else if (t->lane == SP_LANE_DP_GATHER) {
+                last_layer_gather = (int32_t)i;
+            } else if (t->lane == SP_LANE_TP && t->layer < 0 && g[0] >= 0 && !emb_checked) {
+                int dep = 0;
+                for (int d = 0; d < t->ndeps; d++) {
+                    dep |= t->deps[d] == g[0];
+                }
+                assert_true(dep);
+                emb_checked = 1;
+            } else if (t->kind == SP_TASK_COMPUTE) {
+                if (t->parts[SP_PART_LOGITS_FWD] > 0 && !out_checked) {
+                    int dep = 0;
+                    for (int d = 0; d < t->ndeps; d++) {
+                        dep |= t->deps[d] == g[1];
+                    }
+                    assert_true(g[1] >= 0 && dep);
+                    out_checked = 1;
+                }
+                compute = (int32_t)i;
+            }
+        }
+        assert_true(emb_checked && out_checked);
+        sp_program_free(&pr);
+    }
+}
+
+/* DDP, tied on one stage (p 1, m 2, A's one bucket): the shared weight is one parameter, in the
+ * bucket once: (2 x 1024 + 512) / 2 = 1280 elements; untied 1536. */
+static void test_ddp_shared_weight(void **state)
+{
+    (void)state;
+    for (int tied = 0; tied <= 1; tied++) {
+        sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
+        sp_program_t pr;
+        lane_sum_t dp;
+        c.p = 1;
+        c.m = 2;
+        c.tied_embeddings = tied;
+        build(&c, &pr);
+        dp = lane_sum(&pr, SP_LANE_DP);
+        assert_int_equal(dp.n, 1);
+        assert_int_equal(dp.elements, tied ? 1280 : 1536);
+        assert_int_equal(sp_program_shared_output_weight(&c), tied);
+        sp_program_free(&pr);
+    }
+}
+
 static void test_grad_dtype_invalid(void **state)
 {
     sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_INT32);
@@ -424,6 +600,9 @@ int main(void)
         cmocka_unit_test(test_tp_outside_layers),
         cmocka_unit_test(test_layernorm_grads),
         cmocka_unit_test(test_tied_embeddings),
+        cmocka_unit_test(test_fsdp_ends),
+        cmocka_unit_test(test_fsdp_ends_order),
+        cmocka_unit_test(test_ddp_shared_weight),
         cmocka_unit_test(test_grad_dtype_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
