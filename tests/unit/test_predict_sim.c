@@ -1,8 +1,9 @@
 /* Unit tests of proxies/predict_sim.h: with free communication the simulated bubbles are the
  * schedules' closed forms (and the non-compute time splits into idle and exposed parts that
  * add up to the step) (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
- * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce), the sweep curve's
- * interpolation, extrapolation and group-size scaling, and the errors. */
+ * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce, FSDP gathers of the
+ * embedding and the output layer), the sweep curve's interpolation, extrapolation and
+ * group-size scaling, and the errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -357,6 +358,45 @@ static void test_tied_fsdp_priced(void **state)
     }
 }
 
+/* Only all-gathers cost, one ns per byte. */
+static double allgather_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)nranks;
+    return op == SP_COLL_ALL_GATHER ? (double)bytes : 0.0;
+}
+
+/* FSDP's gathers of the embedding and the output layer as predict prices them: p 1, m 1, one
+ * layer, dp 2, overlap off (every gather on the critical path), all-gathers at 1 ns per byte.
+ * Against the same step without vocabulary parameters (logits_param_bytes 0), the step grows by
+ * the priced module gathers: untied, the embedding's and the output layer's, 2 x 512 B =
+ * 1024 ns; tied on one stage, the one shared weight's, 512 ns (by hand: without them 1024 ns
+ * layer gather + 380 forward and logits + 60 logits backward + 1024 gather + 700 backward =
+ * 3188 ns; untied 4212, tied 3700). */
+static void test_fsdp_ends_priced(void **state)
+{
+    static const struct {
+        int tied;
+        uint64_t logits_bytes;
+        int64_t step_ns;
+    } want[] = {{0, 0, 3188}, {0, 512, 4212}, {1, 0, 3188}, {1, 512, 3700}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+        sp_predict_result_t res;
+        cfg.flops_logits = 30;
+        cfg.dp = 2;
+        cfg.dp_mode = SP_DP_FSDP;
+        cfg.overlap = 0;
+        cfg.tied_embeddings = want[k].tied;
+        cfg.logits_param_bytes = want[k].logits_bytes;
+        run(&cfg, allgather_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -584,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
         cmocka_unit_test(test_tied_fsdp_priced),
+        cmocka_unit_test(test_fsdp_ends_priced),
         cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
