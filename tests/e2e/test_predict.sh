@@ -64,6 +64,14 @@ fsdp=$(emb_rows "$TMP/fsdp.csv")
 [ "$fsdp" = "0:all_reduce:131072 2:all_reduce:131072 " ] &&
   ok "tied embeddings with FSDP: the DP shard, 131072 B per end stage" ||
   not_ok "tied embeddings with FSDP: emb events '$fsdp'"
+# FSDP gathers the embedding (stage 0) and the output layer (stage 1) once per step, in
+# microbatch 0's forward: vocab/tp x h = 256 x 256 bf16 = 131072 B (layer -1); with the layers'
+# 4 microbatches x 2 layers x (F + B) = 16, 17 gathers per stage
+ends=$(awk -F, '$3 == "dp_gather" && $10 == -1 { print $1 ":" $8 ":" $14 }' "$TMP/fsdp.csv/events.csv" | sort | tr '\n' ' ')
+gathers=$(awk -F, '$3 == "dp_gather" { n[$1]++ } END { for (k in n) print k ":" n[k] }' "$TMP/fsdp.csv/events.csv" | sort | tr '\n' ' ')
+[ "$ends" = "0:0:131072 2:0:131072 " ] && [ "$gathers" = "0:17 2:17 " ] &&
+  ok "FSDP: the embedding and the output layer gathered once per step, 131072 B; 17 gathers per stage" ||
+  not_ok "FSDP: module gathers '$ends', gathers per stage '$gathers'"
 ln=$(awk -F, '$3 == "tp" && $8 == -1 && $5 == "all_reduce" { print $1 ":" $6 ":" $14 }' "$TMP/sp.csv/events.csv" | sort | tr '\n' ' ')
 [ "$ln" = "0:float:4096 2:float:5120 " ] &&
   ok "sequence parallelism: the norm gradients' all-reduce over TP, 4096 B on stage 0, 5120 B on stage 1" ||
