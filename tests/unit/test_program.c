@@ -108,8 +108,24 @@ static void check_deps(const sp_program_config_t *c, const sp_program_t *pr)
             t->ndeps == 0) {
             assert_int_equal(t->coll, SP_COLL_ALL_GATHER); /* W's re-gather: the lane orders it */
         } else if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap)) {
-            /* a collective (other than a prefetched gather) waits for the compute before it */
-            assert_int_equal(t->ndeps, last_compute >= 0);
+            /* a collective (other than a prefetched gather) waits for the compute before it;
+             * the embedding's TP collective also for the FSDP gather of its weight */
+            int extra = 0;
+            /* the step's closing all-reduces wait for the reductions before them too */
+            int closing = t->sched_type == -1 && t->lane != SP_LANE_DP;
+            for (int d = 0; d < t->ndeps; d++) {
+                const sp_task_t *u = &pr->tasks[t->deps[d]];
+                if (closing && d > 0) {
+                    assert_true(u->kind == SP_TASK_COLL && u->lane != SP_LANE_COMPUTE);
+                    extra++;
+                } else if (u->lane == SP_LANE_DP_GATHER && t->lane == SP_LANE_TP) {
+                    assert_int_equal(u->layer, -1);
+                    assert_int_equal(t->layer, -1);
+                    assert_int_equal(t->chunk, u->chunk);
+                    extra++;
+                }
+            }
+            assert_int_equal(t->ndeps - extra, last_compute >= 0);
             assert_true(last_compute < 0 || t->deps[0] == last_compute);
         }
         if (t->kind == SP_TASK_COMPUTE) {
@@ -246,6 +262,9 @@ static void test_grid(void **state)
                             c.overlap = dpv[di].overlap;
                             c.layers_per_chunk = 1 + (m + stage) % 3;
                             c.flops_per_ns = 0.7; /* durations need rounding */
+                            /* the vocabulary's parameters (FSDP gathers them), tied or not */
+                            c.logits_param_bytes = m % 2 ? 512 : 0;
+                            c.tied_embeddings = (m / 2) % 2;
                             build(&c, &pr);
                             check_deps(&c, &pr);
                             check_flops(&c, &pr);
