@@ -36,7 +36,8 @@
  *        is all-reduced over the DP group as soon as its last layer's gradient is computed
  *        (overlap on) or after the step's last compute (overlap off, Megatron without
  *        overlap_grad_reduce). Buckets are per chunk; a chunk's last bucket may be smaller.
- *        The output layer (last stage) and the input embedding (first stage) are in it.
+ *        The output layer (last stage) and the input embedding (first stage) are in it
+ *        (a tied weight on one stage once, sp_program_shared_output_weight).
  *        Gradient reductions (DDP and FSDP) run in grad_dtype: fp32 by default, as Megatron.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
