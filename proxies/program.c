@@ -332,8 +332,8 @@ static void ddp_bucket(builder_t *b)
     b->fill = 0;
 }
 
-/* Gradients of parameters of `bytes` (model dtype) are complete (only called on a chunk's last
- * gradient op); they are reduced in the gradient dtype. */
+/* Gradients of parameters of `bytes` (model dtype) are ready to reduce, in the gradient dtype:
+ * DDP on a chunk's last gradient op only, FSDP on every gradient op (program.h). */
 static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
 {
     uint64_t elements = bytes / elt_size(b);
@@ -385,13 +385,13 @@ static void embedding_fwd(builder_t *b, int32_t gather)
 
 /* First virtual stage, the op with weight gradients: under sequence parallelism the output
  * gradient all-gathered (the conjugate of the forward's reduce-scatter; an all-reduce's is
- * the identity); on the chunk's last gradient op the embedding's gradient is reduced. */
-static void embedding_bwd(builder_t *b, int last_grad)
+ * the identity); when reduce is set the embedding's gradient is reduced. */
+static void embedding_bwd(builder_t *b, int reduce)
 {
     if (b->c->tp > 1 && b->c->sequence_parallel) {
         tp_coll(b, SP_COLL_ALL_GATHER, b->c->tp_elements, b->c->dtype);
     }
-    if (last_grad) {
+    if (reduce) {
         flush(b);
         grad_ready(b, b->c->logits_param_bytes, -1);
     }
@@ -496,6 +496,7 @@ static void emit_op(builder_t *b, size_t k)
     int L = c->layers_per_chunk;
     int zb = sp_schedule_splits_bw(c->kind);
     int last_grad = b->last_grad[op->chunk] == (int32_t)k;
+    int reduce = last_grad || fsdp(b); /* this op's weight gradients are reduced */
     int from = -1, to = -1;
 
     b->op = (int32_t)k;
@@ -533,7 +534,7 @@ static void emit_op(builder_t *b, size_t k)
         int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
         if (vs == V - 1) {
             logits_bwd(b, grads, input);
-            if (grads && last_grad && !sp_program_shared_output_weight(c)) {
+            if (grads && reduce && !sp_program_shared_output_weight(c)) {
                 grad_ready(b, c->logits_param_bytes, -1); /* shared: with the embedding's */
             }
         }
@@ -550,13 +551,13 @@ static void emit_op(builder_t *b, size_t k)
                 sp_wgrad_input(b, layer);
                 compute(b, SP_PART_ATTN_WGRAD, layer);
             }
-            if (grads && last_grad && c->dp > 1) {
+            if (grads && reduce && c->dp > 1) {
                 flush(b);
                 grad_ready(b, c->layer_param_bytes, layer);
             }
         }
         if (grads && vs == 0) {
-            embedding_bwd(b, last_grad);
+            embedding_bwd(b, reduce);
         }
         if (grads && last_grad && ddp(b)) {
             flush(b);

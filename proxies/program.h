@@ -42,16 +42,21 @@
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
  *        previous layer starts computing), with overlap off the compute waits for a gather
- *        issued only when it is needed. After a layer's gradient on the last microbatch, a
- *        reduce-scatter of its gradients, which the next compute waits for when overlap is
- *        off; the output layer's and the embedding's gradients too. The embedding (first
- *        virtual stage) and the output layer (last) are units of their own outside the
- *        layers (Megatron-FSDP's units are the transformer layers): each is all-gathered
+ *        issued only when it is needed. After a layer's gradient in every gradient op (each
+ *        microbatch's B, or W when the backward is split), a reduce-scatter of its gradients,
+ *        which the next compute waits for when overlap is off; the output layer's and the
+ *        embedding's gradients too: Megatron-FSDP with optim_grads_params (the proxy's
+ *        FSDP; optim_grads too) reduces gradients after every backward, is_last_microbatch
+ *        (no_sync) or not; only no_shard and optim defer to the last microbatch
+ *        (megatron_fsdp.py, grad_reduce_every_bprop). The embedding (first virtual stage)
+ *        and the output layer (last) are units of their own outside the layers
+ *        (Megatron-FSDP's units are the transformer layers): each is all-gathered
  *        (vocab/tp x h) once per step, before its first forward, with the same prefetch
  *        rule, and stays gathered through the step (no re-gather in backward); the
  *        embedding's TP collective waits for its gather. With tied embeddings on one stage
  *        (sp_program_shared_output_weight) the two are one parameter: one gather (the
- *        embedding's), one gradient reduction (after the embedding's backward), DDP too.
+ *        embedding's), one gradient reduction per reducing op (after the embedding's
+ *        backward), DDP too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
  * After the step's last compute and its DP reductions (Megatron's finalize_model_grads, in its
  * order): with tp > 1 and sequence parallelism one all-reduce over the TP group of the gradients
@@ -213,7 +218,8 @@ int sp_program_pp_colours(const sp_program_config_t *c);
 
 /* 1 when the output layer uses the input embedding's weight on one rank: tied embeddings with the
  * first and the last virtual stage on one stage (p = 1, or the V). One parameter: its gradient is
- * reduced once (DDP bucket or FSDP reduce-scatter, after the embedding's backward) and FSDP
+ * reduced once per gradient op that reduces (DDP bucket, on the last; FSDP reduce-scatter, on
+ * each; after the embedding's backward) and FSDP
  * gathers it once per step, before the embedding. */
 int sp_program_shared_output_weight(const sp_program_config_t *c);
 
