@@ -549,6 +549,7 @@ static void test_ddp_big_bucket(void **state)
 static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
 {
     int32_t gather = -1, rs = -1, compute = -1;
+    size_t per_mb[16] = {0}, total = 0;
 
     for (size_t i = 0; i < pr->n; i++) {
         const sp_task_t *t = &pr->tasks[i];
@@ -572,10 +573,16 @@ static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
             gather = (int32_t)i;
         } else if (t->lane == SP_LANE_DP) {
             assert_int_equal(t->count * FLOAT_BYTES, 1024);
-            assert_int_equal(t->microbatch, m - 1);
+            assert_true(t->microbatch >= 0 && t->microbatch < m && m <= 16);
+            assert_int_not_equal(t->sched_type, SP_SCHED_OP_F); /* after a gradient op */
             assert_true(t->layer >= 0);
+            per_mb[t->microbatch]++;
+            total++;
             rs = (int32_t)i;
         }
+    }
+    for (int mb = 0; mb < m; mb++) { /* every microbatch reduces as many as the others */
+        assert_int_equal(per_mb[mb] * (size_t)m, total);
     }
 }
 
@@ -583,9 +590,10 @@ static void test_fsdp(void **state)
 {
     (void)state;
     for (size_t k = 0; k < N_SHAPES; k++) {
-        /* a gather per layer in every F and B (not W); a reduce-scatter per layer and chunk */
+        /* a gather per layer in every F and B (not W); a reduce-scatter per layer, chunk and
+         * microbatch (Megatron-FSDP reduces after every backward) */
         size_t gathers = (size_t)(2 * shapes[k].m * shapes[k].v * 3),
-               rs = (size_t)(3 * shapes[k].v);
+               rs = (size_t)(3 * shapes[k].v * shapes[k].m);
         for (int stage = 0; stage < shapes[k].p; stage++) {
             for (int overlap = 0; overlap <= 1; overlap++) {
                 sp_program_config_t c = dp_cfg(k, stage, SP_DP_FSDP, overlap);
