@@ -2,8 +2,8 @@
  * schedules' closed forms (and the non-compute time splits into idle and exposed parts that
  * add up to the step) (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
  * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce, FSDP gathers of the
- * embedding and the output layer), the sweep curve's interpolation, extrapolation and
- * group-size scaling, and the errors. */
+ * embedding and the output layer, FSDP's reduce-scatters per microbatch), the sweep curve's
+ * interpolation, extrapolation and group-size scaling, and the errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -397,6 +397,43 @@ static void test_fsdp_ends_priced(void **state)
     }
 }
 
+/* Only gradient reductions cost (reduce-scatters and all-reduces), one ns per byte. */
+static double reduction_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)nranks;
+    return op == SP_COLL_REDUCE_SCATTER || op == SP_COLL_ALL_REDUCE ? (double)bytes : 0.0;
+}
+
+/* FSDP reduce-scatters after every microbatch's backward (Megatron-FSDP, optim_grads_params);
+ * DDP all-reduces once per step. p 1, one layer, dp 2, untied, overlap off (every reduction on
+ * the critical path), bf16 gradients at 1 ns per byte, gathers free. Compute per microbatch:
+ * F 350 + 30 logits = 380, B 60 logits + 700 = 760; per microbatch FSDP reduce-scatters the
+ * output layer 512 B, the layer 1024 B, the embedding 512 B = 2048 ns.
+ *   FSDP m 1: 380 + 760 + 2048 = 3188; m 2: 2 x (380 + 760 + 2048) = 6376 (once per step,
+ *   as before, would be 4328).
+ *   DDP m 2: 2 x 1140 = 2280 of compute, then one bucket of 2048 B: 4328. */
+static void test_fsdp_rs_per_microbatch_priced(void **state)
+{
+    static const struct {
+        int m, fsdp;
+        int64_t step_ns;
+    } want[] = {{1, 1, 3188}, {2, 1, 6376}, {2, 0, 4328}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, want[k].m, 1);
+        sp_predict_result_t res;
+        cfg.flops_logits = 30;
+        cfg.dp = 2;
+        cfg.dp_mode = want[k].fsdp ? SP_DP_FSDP : SP_DP_DDP;
+        cfg.overlap = 0;
+        run(&cfg, reduction_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -625,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
         cmocka_unit_test(test_tied_fsdp_priced),
         cmocka_unit_test(test_fsdp_ends_priced),
+        cmocka_unit_test(test_fsdp_rs_per_microbatch_priced),
         cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
