@@ -55,8 +55,8 @@ static const sp_opt_def_t proxy_defs[] = {
      "all-reduce of vocab/tp x hidden gradients per step)",
      0, -1, NULL, 0},
     {"dp-mode", 0, SP_OPT_CHOICE, OFF(dp_mode), "ddp", "MODE",
-     "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers and "
-     "reduce-scatters per layer)",
+     "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers per layer, "
+     "reduce-scatters per layer and microbatch)",
      0, -1, sp_proxy_dp_mode_names, 2},
     {"bucket-mb", 0, SP_OPT_DOUBLE, OFF(bucket_mib), "25", "MIB", "DDP gradient bucket size, MiB",
      1e-6, 1e6, NULL, 0},
