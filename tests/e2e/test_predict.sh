@@ -72,6 +72,15 @@ gathers=$(awk -F, '$3 == "dp_gather" { n[$1]++ } END { for (k in n) print k ":" 
 [ "$ends" = "0:0:131072 2:0:131072 " ] && [ "$gathers" = "0:17 2:17 " ] &&
   ok "FSDP: the embedding and the output layer gathered once per step, 131072 B; 17 gathers per stage" ||
   not_ok "FSDP: module gathers '$ends', gathers per stage '$gathers'"
+# FSDP reduce-scatters after every microbatch's backward (Megatron-FSDP, optim_grads_params):
+# per stage and microbatch its 2 layers' gradients, (2h^2 + 2h^2 + 3h x ffn) / tp = (131072 +
+# 131072 + 786432) / 2 = 524288 fp32 = 2097152 B each, and its end's vocab/tp x h = 65536 fp32 =
+# 262144 B; per stage 4 x 3 = 12 reduce-scatters, 4 x (2 x 2097152 + 262144) = 17825792 B
+rs=$(awk -F, '$3 == "dp" && $5 == "reduce_scatter" { n[$1 ":" $8]++; b[$1] += $14 }
+  END { for (k in n) print k "=" n[k]; for (r in b) print r ":" b[r] }' "$TMP/fsdp.csv/events.csv" | LC_ALL=C sort | tr '\n' ' ')
+[ "$rs" = "0:0=3 0:17825792 0:1=3 0:2=3 0:3=3 2:0=3 2:17825792 2:1=3 2:2=3 2:3=3 " ] &&
+  ok "FSDP: 3 reduce-scatters per microbatch and stage (12 per step), 17825792 B per stage" ||
+  not_ok "FSDP: reduce-scatters per stage:microbatch and bytes per stage '$rs'"
 ln=$(awk -F, '$3 == "tp" && $8 == -1 && $5 == "all_reduce" { print $1 ":" $6 ":" $14 }' "$TMP/sp.csv/events.csv" | sort | tr '\n' ' ')
 [ "$ln" = "0:float:4096 2:float:5120 " ] &&
   ok "sequence parallelism: the norm gradients' all-reduce over TP, 4096 B on stage 0, 5120 B on stage 1" ||
