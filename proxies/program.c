@@ -8,8 +8,6 @@
 #include "log.h"
 #include "timeline.h"
 
-#define MAX_DEFERRED_FIELDS 3
-
 typedef struct {
     const sp_program_config_t *c;
     sp_program_t *prog;
@@ -26,9 +24,10 @@ typedef struct {
     int8_t type, phase;
     int anchor;          /* FSDP prefetch: the next gather waits for this compute task */
     int gathered[2];     /* FSDP: the embedding (0), the output layer (1) gathered this step */
-    uint64_t fill;       /* DDP: bytes in the open bucket of the current chunk */
-    int32_t bucket;      /* DDP: buckets emitted so far (numbering over the step) */
-    uint64_t *deferred;  /* overlap off: (count, chunk, bucket) of each bucket, run at the end */
+    sp_buckets_t bk;     /* DDP: the step's gradient buckets */
+    int32_t *gathers;    /* distributed optimizer: per bucket its gather task, -1: none yet */
+    int32_t *ganchor;    /* per chunk: the next gather's dependency with overlap (as anchor) */
+    int32_t *deferred;   /* overlap off: the buckets in the order they filled, run at the end */
     size_t ndeferred;
     int32_t *last_grad;  /* per chunk: index of its last gradient op */
     size_t first_b, last_f;
@@ -310,38 +309,87 @@ static int32_t fsdp_module_gather(builder_t *b, int which)
     return fsdp_gather_n(b, b->c->logits_param_bytes / elt_size(b), -1);
 }
 
-static void ddp_bucket(builder_t *b)
+/* DDP: bucket k's gradients are ready: all-reduced, with the distributed optimizer
+ * reduce-scattered (Megatron's start_grad_sync), now (overlap) or after the step's compute. */
+static void ddp_bucket(builder_t *b, int32_t k)
 {
-    uint64_t count = b->fill / sp_dtype_size(b->c->grad_dtype);
-
-    if (b->fill == 0) {
-        return;
-    }
     if (b->c->overlap) {
-        int32_t t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        int32_t t = grad_coll(b, SP_LANE_DP,
+                              b->c->dist_opt ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                              b->bk.elements[k], AFTER_COMPUTE, -1);
         if (t >= 0) {
-            b->prog->tasks[t].bucket = b->bucket;
+            b->prog->tasks[t].bucket = k;
         }
     } else {
-        uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * b->ndeferred++];
-        d[0] = count;
-        d[1] = (uint64_t)b->chunk;
-        d[2] = (uint64_t)b->bucket;
+        b->deferred[b->ndeferred++] = k;
     }
-    b->bucket++;
-    b->fill = 0;
 }
 
-/* Gradients of parameters of `bytes` (model dtype) are ready to reduce, in the gradient dtype:
- * DDP on a chunk's last gradient op only, FSDP on every gradient op (program.h). */
-static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
+/* The distributed optimizer: the gather of bucket k's parameters (model dtype) from the previous
+ * step's optimizer, dep: the task it waits for. */
+static int32_t dist_gather_task(builder_t *b, int32_t k, int32_t dep)
+{
+    int32_t g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->bk.elements[k], dep, -1);
+
+    if (g >= 0) {
+        b->prog->tasks[g].bucket = k;
+    }
+    b->gathers[k] = g;
+    return g;
+}
+
+/* Before the step's first forward of an item's parameters (item: sp_buckets_t) with the
+ * distributed optimizer and overlap, its bucket's gather, issued when the chunk's previous
+ * bucket (forward order) begins its forward (Megatron's finish_param_sync dispatching the next
+ * bucket group's); the chunk's first at the step's start. The gather task, -1: none. */
+static int32_t dist_gather(builder_t *b, int item)
+{
+    int32_t k, g;
+
+    if (!ddp(b) || !b->c->dist_opt) {
+        return -1;
+    }
+    k = b->bk.item_bucket[(size_t)b->chunk * (size_t)SP_BUCKET_ITEMS(b->c) + (size_t)item];
+    if (k < 0 || b->gathers[k] != -1) {
+        return -1; /* none, or gathered (and waited for) already */
+    }
+    flush(b);
+    g = dist_gather_task(b, k, b->ganchor[b->chunk]);
+    wait_for(b, g);
+    b->ganchor[b->chunk] = b->last_compute;
+    return g;
+}
+
+/* Without overlap every gather runs before the step's first compute, in bucket order (Megatron's
+ * synchronous start_param_sync after the optimizer step). */
+static void dist_gather_all(builder_t *b)
+{
+    int32_t g = -1;
+
+    if (!ddp(b) || !b->c->dist_opt || b->c->overlap) {
+        return;
+    }
+    b->op = b->mb = -1;
+    b->type = -1;
+    b->phase = SP_PHASE_WARMUP;
+    for (int32_t k = 0; k < b->bk.n; k++) {
+        b->chunk = b->bk.chunk[k];
+        g = dist_gather_task(b, k, -1);
+    }
+    wait_for(b, g); /* one lane: the last is after the others */
+}
+
+/* Gradients of item (sp_buckets_t) of `bytes` parameters (model dtype) are ready to reduce, in
+ * the gradient dtype: DDP on a chunk's last gradient op only, FSDP on every gradient op. */
+static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer, int item)
 {
     uint64_t elements = bytes / elt_size(b);
 
     if (ddp(b)) {
-        b->fill += elements * sp_dtype_size(b->c->grad_dtype);
-        if (b->fill >= b->c->bucket_bytes) {
-            ddp_bucket(b);
+        int32_t k =
+            b->bk.closes[(size_t)b->chunk * (size_t)SP_BUCKET_ITEMS(b->c) + (size_t)item];
+        if (k >= 0) {
+            ddp_bucket(b, k);
         }
     } else if (fsdp(b) && elements > 0) {
         int32_t rs =
@@ -393,7 +441,7 @@ static void embedding_bwd(builder_t *b, int reduce)
     }
     if (reduce) {
         flush(b);
-        grad_ready(b, b->c->logits_param_bytes, -1);
+        grad_ready(b, b->c->logits_param_bytes, -1, 0);
     }
 }
 
@@ -517,15 +565,18 @@ static void emit_op(builder_t *b, size_t k)
     }
     if (op->type == SP_SCHED_OP_F) {
         if (vs == 0) {
-            embedding_fwd(b, fsdp_module_gather(b, 0));
+            int32_t g = dist_gather(b, 0);
+            embedding_fwd(b, g >= 0 ? g : fsdp_module_gather(b, 0));
         }
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
+            dist_gather(b, j + 1);
             fsdp_gather(b, layer);
             tp_block(b, SP_PART_ATTN_FWD, -1, layer);
             tp_block(b, SP_PART_MLP_FWD, -1, layer);
         }
         if (vs == V - 1) {
+            dist_gather(b, L + 1);
             fsdp_module_gather(b, 1);
             logits_fwd(b);
         }
@@ -535,7 +586,7 @@ static void emit_op(builder_t *b, size_t k)
         if (vs == V - 1) {
             logits_bwd(b, grads, input);
             if (grads && reduce && !sp_program_shared_output_weight(c)) {
-                grad_ready(b, c->logits_param_bytes, -1); /* shared: with the embedding's */
+                grad_ready(b, c->logits_param_bytes, -1, L + 1); /* shared: the embedding's */
             }
         }
         for (int j = L - 1; j >= 0; j--) {
@@ -553,62 +604,17 @@ static void emit_op(builder_t *b, size_t k)
             }
             if (grads && reduce && c->dp > 1) {
                 flush(b);
-                grad_ready(b, c->layer_param_bytes, layer);
+                grad_ready(b, c->layer_param_bytes, layer, j + 1);
             }
         }
         if (grads && vs == 0) {
             embedding_bwd(b, reduce);
-        }
-        if (grads && last_grad && ddp(b)) {
-            flush(b);
-            ddp_bucket(b); /* the chunk's last, partial bucket */
         }
     }
     flush(b);
     if (to >= 0) {
         emit_recv_send(b, 0, vs, to);
     }
-}
-
-static int grad_dtype_ok(sp_dtype_t d)
-{
-    return d == SP_DTYPE_FLOAT || d == SP_DTYPE_BFLOAT16 || d == SP_DTYPE_HALF ||
-           d == SP_DTYPE_DOUBLE;
-}
-
-static sp_status_t check_config(const sp_program_config_t *c)
-{
-    if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
-        c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
-        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype) ||
-        (c->tp > 1 && c->tokens == 0)) {
-        sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
-                 "layers per chunk %d)",
-                 c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);
-        return SP_ERR_INVALID;
-    }
-    return SP_OK;
-}
-
-static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *prog)
-{
-    size_t max = sp_schedule_op_count(c->kind, c->p, c->m, c->v);
-    const char *why = sp_schedule_why_invalid_grouped(c->kind, c->p, c->m, c->v, c->mb_group);
-
-    if (why != NULL) {
-        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d group %d: %s",
-                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v, c->mb_group, why);
-        return SP_ERR_INVALID;
-    }
-    if (max == 0) { /* m % p != 0 with a group size that allows it */
-        max = (size_t)(sp_schedule_splits_bw(c->kind) ? 3 : 2) * (size_t)c->m * (size_t)c->v;
-    }
-    prog->sched = calloc(max, sizeof(*prog->sched));
-    if (prog->sched == NULL) {
-        return SP_ERR_NOMEM;
-    }
-    return sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, c->stage, prog->sched, max,
-                             &prog->n_sched_ops);
 }
 
 /* Per chunk the last op computing weight gradients; the first B and last F of the stage. */
@@ -644,12 +650,12 @@ static void emit_deferred(builder_t *b)
     b->type = -1;
     b->phase = SP_PHASE_COOLDOWN;
     for (size_t i = 0; i < b->ndeferred; i++) {
-        const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
-        int32_t t;
-        b->chunk = (int32_t)d[1];
-        t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
+        int32_t k = b->deferred[i], t;
+        b->chunk = b->bk.chunk[k];
+        t = grad_coll(b, SP_LANE_DP, b->c->dist_opt ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                      b->bk.elements[k], AFTER_COMPUTE, -1);
         if (t >= 0) {
-            b->prog->tasks[t].bucket = (int32_t)d[2];
+            b->prog->tasks[t].bucket = k;
         }
     }
 }
@@ -702,11 +708,39 @@ static void emit_finalize(builder_t *b)
     }
 }
 
+/* The per-step state after the schedule: the last gradient ops, the buckets and their lists. */
+static sp_status_t builder_alloc(builder_t *b)
+{
+    const sp_program_config_t *c = b->c;
+    sp_status_t st;
+
+    b->last_grad = calloc((size_t)c->v, sizeof(*b->last_grad));
+    b->ganchor = malloc((size_t)c->v * sizeof(*b->ganchor));
+    if (b->last_grad == NULL || b->ganchor == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    mark_ops(b);
+    st = sp__program_buckets(c, b->last_grad, &b->bk);
+    if (st != SP_OK) {
+        return st;
+    }
+    b->deferred = calloc((size_t)b->bk.n + 1, sizeof(*b->deferred));
+    b->gathers = malloc(((size_t)b->bk.n + 1) * sizeof(*b->gathers));
+    if (b->deferred == NULL || b->gathers == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    for (int i = 0; i < c->v; i++) {
+        b->ganchor[i] = -1;
+    }
+    for (int32_t k = 0; k < b->bk.n; k++) {
+        b->gathers[k] = -1;
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
 {
     builder_t b;
-    /* at most one bucket per layer and chunk, plus the output layer and the embedding */
-    size_t max_buckets = (size_t)cfg->v * ((size_t)cfg->layers_per_chunk + 3);
 
     memset(prog, 0, sizeof(*prog));
     memset(&b, 0, sizeof(b));
@@ -714,18 +748,16 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
     b.prog = prog;
     b.last_compute = -1;
     b.anchor = -1;
-    b.st = check_config(cfg);
+    b.st = sp__program_check_config(cfg);
     if (b.st == SP_OK) {
-        b.st = build_schedule(cfg, prog);
+        b.st = sp__program_build_schedule(cfg, prog);
     }
     if (b.st == SP_OK) {
-        b.deferred = calloc(MAX_DEFERRED_FIELDS * max_buckets, sizeof(*b.deferred));
-        b.last_grad = calloc((size_t)cfg->v, sizeof(*b.last_grad));
-        b.st = b.deferred && b.last_grad ? SP_OK : SP_ERR_NOMEM;
+        b.st = builder_alloc(&b);
     }
     if (b.st == SP_OK) {
         prog->kind = cfg->kind;
-        mark_ops(&b);
+        dist_gather_all(&b);
         for (size_t k = 0; k < prog->n_sched_ops && b.st == SP_OK; k++) {
             emit_op(&b, k);
         }
@@ -734,6 +766,9 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
     }
     free(b.deferred);
     free(b.last_grad);
+    free(b.ganchor);
+    free(b.gathers);
+    sp__program_buckets_free(&b.bk);
     if (b.st != SP_OK) {
         sp_program_free(prog);
     }

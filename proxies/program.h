@@ -173,6 +173,7 @@ typedef struct {
     int tp, dp;
     int sequence_parallel;
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
+    int dist_opt; /* DDP: Megatron's --use-distributed-optimizer (reduce-scatter + gathers) */
     int overlap; /* 1: DP communication overlaps compute; 0: serialized */
     int layers_per_chunk;
     sp_dtype_t dtype;      /* the model's: activations, parameters, TP and PP traffic */
@@ -222,6 +223,31 @@ int sp_program_pp_colours(const sp_program_config_t *c);
  * each; after the embedding's backward) and FSDP
  * gathers it once per step, before the embedding. */
 int sp_program_shared_output_weight(const sp_program_config_t *c);
+
+/* Internal (program_setup.c): SP_ERR_INVALID (logged) for a configuration the builder cannot
+ * take; the stage's schedule into prog->sched (SP_ERR_INVALID logged, SP_ERR_NOMEM). */
+sp_status_t sp__program_check_config(const sp_program_config_t *c);
+sp_status_t sp__program_build_schedule(const sp_program_config_t *c, sp_program_t *prog);
+
+/* Internal (program_buckets.c): the DP gradient buckets of the stage's step (DDP; with dist_opt
+ * too). Per chunk, items in backward order fill a bucket: the output layer (last virtual stage,
+ * not the shared weight on one stage), the layers from the last, the embedding (first virtual
+ * stage); a bucket closes when its gradients reach bucket_bytes (in grad_dtype) and at the
+ * chunk's end. With dist_opt a bucket is padded to a multiple of lcm(dp, 128) elements and the
+ * tied embedding or output weight of the embedding group (Megatron's shared_embedding) is a
+ * bucket of its own. Buckets are numbered in the order the chunks' last gradient ops run. Item
+ * index: 0 the embedding, 1 + j layer j of the chunk, L + 1 the output layer. */
+#define SP_BUCKET_ITEMS(c) ((c)->layers_per_chunk + 2)
+typedef struct {
+    int32_t n;             /* buckets */
+    uint64_t *elements;    /* per bucket: elements (padded with dist_opt) */
+    int32_t *chunk;        /* per bucket: its chunk */
+    int32_t *item_bucket;  /* per chunk x item: the bucket holding it, -1: none */
+    int32_t *closes;       /* per chunk x item: the bucket ready once its gradient is, -1 */
+} sp_buckets_t;
+sp_status_t sp__program_buckets(const sp_program_config_t *c, const int32_t *last_grad,
+                                sp_buckets_t *bk);
+void sp__program_buckets_free(sp_buckets_t *bk);
 
 /* Internal (program.c): the pipeline edge colour from virtual stage e to e + 1 (program_lanes.c
  * says how it is chosen). */
