@@ -32,6 +32,7 @@ typedef struct {
     sp_buckets_t *bk;
     uint64_t fill; /* elements in the open bucket */
     int chunk;
+    size_t last_at; /* the item added last */
 } filler_t;
 
 static void close_bucket(filler_t *f)
@@ -52,9 +53,11 @@ static void add_item(filler_t *f, int it, uint64_t n, int shared)
     size_t at = (size_t)f->chunk * (size_t)SP_BUCKET_ITEMS(f->c) + (size_t)it;
     int32_t before;
 
-    if (shared) {
+    if (shared && f->fill > 0) { /* the open bucket is ready with the item before */
         close_bucket(f);
+        f->bk->closes[f->last_at] = f->bk->n - 1;
     }
+    f->last_at = at;
     before = f->bk->n;
     f->bk->item_bucket[at] = before;
     f->fill += n;
@@ -89,7 +92,6 @@ static void fill_chunk(filler_t *f)
     uint64_t lay = c->layer_param_bytes / sp_dtype_size(c->dtype);
     uint64_t voc = c->logits_param_bytes / sp_dtype_size(c->dtype);
     int shared = c->dist_opt && sp_program_embedding_group(c, c->stage) == 1;
-    size_t at;
 
     if (vs == V - 1 && !sp_program_shared_output_weight(c)) {
         add_item(f, L + 1, voc, shared);
@@ -100,15 +102,9 @@ static void fill_chunk(filler_t *f)
     if (vs == 0) {
         add_item(f, 0, voc, shared);
     }
-    if (f->fill > 0) { /* the chunk's last, partial bucket closes after its last item */
-        for (at = 0; at < (size_t)SP_BUCKET_ITEMS(c); at++) {
-            size_t k = (size_t)f->chunk * (size_t)SP_BUCKET_ITEMS(c) + at;
-            if (f->bk->item_bucket[k] == (int32_t)f->bk->n) {
-                f->bk->closes[k] = (int32_t)f->bk->n;
-                break; /* item 0 first: the item reduced last */
-            }
-        }
+    if (f->fill > 0) { /* the chunk's last, partial bucket: ready with its last item */
         close_bucket(f);
+        f->bk->closes[f->last_at] = f->bk->n - 1;
     }
 }
 

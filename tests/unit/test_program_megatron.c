@@ -8,7 +8,7 @@
  * step's closing all-reduces of the sequence-parallel parameters (TP) and of the tied embedding
  * (first and last stage); FSDP's gathers and reduce-scatters of the embedding and the output
  * layer (pp1 tied, pp2 untied, tp 2 and 4 vocab shards); FSDP's reduce-scatter after every
- * microbatch's backward, DDP's once per step. */
+ * microbatch's backward, DDP's once per step; the distributed optimizer's buckets. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -657,6 +657,76 @@ static void test_fsdp_rs_per_microbatch(void **state)
     }
 }
 
+/* Megatron's distributed optimizer (DDP with --use-distributed-optimizer): each gradient bucket
+ * reduce-scattered once per step (fp32: 4 B) and all-gathered as parameters (bf16: 2 B) before
+ * its first forward; a bucket padded to a multiple of lcm(dp 2, 128) = 128 elements; the tied
+ * weight of the embedding group a bucket of its own. A's sizes (layer 512 elements, 2 per
+ * stage), the embedding / output layer 200 B = 100 elements, m 4, one step:
+ *   pp1 tied, unbounded buckets: 2 x 512 + 100 = 1124 -> 9 x 128 = 1152 elements in 1 RS
+ *     (4608 B) and 1 AG (2304 B); DDP without the flag: 1 all-reduce of 1124 (4496 B), no AG.
+ *   pp1 tied, 2048 B buckets (512 fp32): layer 1 (512) fills bucket 0, layer 0 bucket 1, the
+ *     embedding (100 -> 128) bucket 2: 3 RS, 512 + 512 + 128 = 1152 elements; 3 AG in forward
+ *     order: buckets 2, 1, 0.
+ *   pp2 tied, stage 0: layers 1024 (bucket 0), the shared embedding 100 -> 128 (bucket 1): 2 RS
+ *     and 2 AG of 1152 elements, gathered 1 then 0; stage 1: the output layer 128 (bucket 0),
+ *     the layers 1024 (bucket 1), gathered 1 then 0. Untied, stage 0: one bucket, 1124 -> 1152.
+ * Overlap off: every gather before the first compute, in bucket order. */
+static void test_dist_opt(void **state)
+{
+    static const struct {
+        int p, stage, tied, dist, overlap;
+        uint64_t bucket;
+        size_t rs, ag;
+        uint64_t elements;
+        int32_t first; /* the bucket gathered first */
+    } cases[] = {
+        {1, 0, 1, 1, 1, 0, 1, 1, 1152, 0},  {1, 0, 1, 0, 1, 0, 0, 0, 1124, -1},
+        {1, 0, 1, 1, 1, 2048, 3, 3, 1152, 2}, {2, 0, 1, 1, 1, 0, 2, 2, 1152, 1},
+        {2, 1, 1, 1, 1, 0, 2, 2, 1152, 1},  {2, 0, 0, 1, 1, 0, 1, 1, 1152, 0},
+        {2, 0, 1, 1, 0, 0, 2, 2, 1152, 0},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
+        sp_program_t pr;
+        lane_sum_t dp, ag;
+        size_t first_compute = 0, last_ag = 0;
+        int32_t first = -1;
+        c.p = cases[i].p;
+        c.stage = cases[i].stage;
+        c.tied_embeddings = cases[i].tied;
+        c.dist_opt = cases[i].dist;
+        c.overlap = cases[i].overlap;
+        c.logits_param_bytes = 200;
+        if (cases[i].bucket > 0) {
+            c.bucket_bytes = cases[i].bucket;
+        }
+        build(&c, &pr);
+        dp = lane_sum(&pr, SP_LANE_DP);
+        ag = lane_sum(&pr, SP_LANE_DP_GATHER);
+        assert_int_equal(count(&pr, SP_LANE_DP, SP_COLL_REDUCE_SCATTER, -1, 0), cases[i].rs);
+        assert_int_equal(dp.n, cases[i].dist ? cases[i].rs : 1);
+        assert_int_equal(dp.elements, cases[i].elements);
+        assert_int_equal(dp.bytes, 4 * cases[i].elements);
+        assert_int_equal(ag.n, cases[i].ag);
+        assert_int_equal(ag.elements, cases[i].ag ? cases[i].elements : 0);
+        assert_int_equal(ag.bytes, cases[i].ag ? 2 * cases[i].elements : 0);
+        for (size_t k = pr.n; k > 0; k--) {
+            const sp_task_t *t = &pr.tasks[k - 1];
+            first_compute = t->kind == SP_TASK_COMPUTE ? k - 1 : first_compute;
+            if (t->lane == SP_LANE_DP_GATHER) {
+                first = t->bucket;
+                last_ag = last_ag ? last_ag : k - 1;
+            }
+        }
+        assert_int_equal(first, cases[i].first);
+        if (!cases[i].overlap) {
+            assert_true(last_ag < first_compute);
+        }
+        sp_program_free(&pr);
+    }
+}
+
 static void test_grad_dtype_invalid(void **state)
 {
     sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_INT32);
@@ -680,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_fsdp_ends_order),
         cmocka_unit_test(test_ddp_shared_weight),
         cmocka_unit_test(test_fsdp_rs_per_microbatch),
+        cmocka_unit_test(test_dist_opt),
         cmocka_unit_test(test_grad_dtype_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
