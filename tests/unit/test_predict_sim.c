@@ -2,7 +2,8 @@
  * schedules' closed forms (and the non-compute time splits into idle and exposed parts that
  * add up to the step) (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
  * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce, FSDP gathers of the
- * embedding and the output layer, FSDP's reduce-scatters per microbatch), the sweep curve's
+ * embedding and the output layer, FSDP's reduce-scatters per microbatch, the distributed
+ * optimizer's reduce-scatter and gather), the sweep curve's
  * interpolation, extrapolation and group-size scaling, and the errors. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -434,6 +435,43 @@ static void test_fsdp_rs_per_microbatch_priced(void **state)
     }
 }
 
+/* Every collective one ns per byte (p 1, tp 1: only the DP lanes have any). */
+static double coll_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)op;
+    (void)nranks;
+    return (double)bytes;
+}
+
+/* The distributed optimizer: p 1, one layer, dp 2, untied, m 1, overlap off, bf16 parameters and
+ * gradients at 1 ns per byte. The output layer and the embedding 200 B = 100 elements each, the
+ * layer 512: one bucket of 712 elements, padded to lcm(2, 128) = 128: 768. Compute F 350 + 30,
+ * B 60 + 700 = 1140 ns. With the flag: the gather of 768 x 2 = 1536 B before the forward, the
+ * reduce-scatter of 1536 B after the backward: 1536 + 1140 + 1536 = 4212 ns. DDP without it:
+ * 1140 + the all-reduce of 712 x 2 = 1424 B = 2564 ns. */
+static void test_dist_opt_priced(void **state)
+{
+    static const struct {
+        int dist;
+        int64_t step_ns;
+    } want[] = {{1, 4212}, {0, 2564}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+        sp_predict_result_t res;
+        cfg.flops_logits = 30;
+        cfg.dp = 2;
+        cfg.dist_opt = want[k].dist;
+        cfg.overlap = 0;
+        cfg.logits_param_bytes = 200;
+        run(&cfg, coll_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -663,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_tied_fsdp_priced),
         cmocka_unit_test(test_fsdp_ends_priced),
         cmocka_unit_test(test_fsdp_rs_per_microbatch_priced),
+        cmocka_unit_test(test_dist_opt_priced),
         cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
