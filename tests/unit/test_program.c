@@ -1,6 +1,7 @@
 /* Unit tests of proxies/program.h: the task program of one pipeline stage checked against counts
  * worked out from the model (FLOPs, TP/DP collectives, pipeline messages), dependency order,
- * send/recv matching across stages, DDP buckets, FSDP gathers, phases and argument checks. */
+ * send/recv matching across stages, DDP buckets (with the distributed optimizer too, in the
+ * grid), FSDP gathers, phases and argument checks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -234,12 +235,10 @@ static void test_grid(void **state)
         int tp, sp;
     } tpv[] = {{1, 0}, {2, 0}, {2, 1}, {4, 0}, {4, 1}};
     static const struct {
-        int dp, mode, overlap;
-    } dpv[] = {{1, SP_DP_DDP, 1},
-               {2, SP_DP_DDP, 1},
-               {2, SP_DP_DDP, 0},
-               {2, SP_DP_FSDP, 1},
-               {2, SP_DP_FSDP, 0}};
+        int dp, mode, overlap, dist; /* dist: --use-distributed-optimizer */
+    } dpv[] = {{1, SP_DP_DDP, 1, 0},  {2, SP_DP_DDP, 1, 0},  {2, SP_DP_DDP, 0, 0},
+               {2, SP_DP_FSDP, 1, 0}, {2, SP_DP_FSDP, 0, 0}, {2, SP_DP_DDP, 1, 1},
+               {2, SP_DP_DDP, 0, 1}};
     size_t built = 0;
 
     (void)state;
@@ -251,7 +250,7 @@ static void test_grid(void **state)
                     continue;
                 }
                 for (size_t ti = 0; ti < 5; ti++) {
-                    for (size_t di = 0; di < 5; di++) {
+                    for (size_t di = 0; di < sizeof(dpv) / sizeof(dpv[0]); di++) {
                         for (int stage = 0; stage < p; stage++) {
                             sp_program_config_t c = cfg_make(kind, p, m, kind_v(kind, m), stage);
                             sp_program_t pr;
@@ -260,6 +259,7 @@ static void test_grid(void **state)
                             c.dp = dpv[di].dp;
                             c.dp_mode = dpv[di].mode;
                             c.overlap = dpv[di].overlap;
+                            c.dist_opt = dpv[di].dist;
                             c.layers_per_chunk = 1 + (m + stage) % 3;
                             c.flops_per_ns = 0.7; /* durations need rounding */
                             /* the vocabulary's parameters (FSDP gathers them), tied or not */
