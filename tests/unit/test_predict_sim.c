@@ -49,6 +49,18 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
     };
 }
 
+/* The data-parallel cases: p 1, m microbatches, one layer, logits 30 FLOPs, dp 2 (DDP), overlap
+ * off (every reduction on the critical path). */
+static sp_program_config_t dp2_serial(int m)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, m, 1);
+
+    cfg.flops_logits = 30;
+    cfg.dp = 2;
+    cfg.overlap = 0;
+    return cfg;
+}
+
 static double zero_cost(void *arg, int op, uint64_t bytes, int nranks)
 {
     (void)arg;
@@ -384,12 +396,9 @@ static void test_fsdp_ends_priced(void **state)
 
     (void)state;
     for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+        sp_program_config_t cfg = dp2_serial(1);
         sp_predict_result_t res;
-        cfg.flops_logits = 30;
-        cfg.dp = 2;
         cfg.dp_mode = SP_DP_FSDP;
-        cfg.overlap = 0;
         cfg.tied_embeddings = want[k].tied;
         cfg.logits_param_bytes = want[k].logits_bytes;
         run(&cfg, allgather_ns_per_byte, NULL, &res);
@@ -423,12 +432,9 @@ static void test_fsdp_rs_per_microbatch_priced(void **state)
 
     (void)state;
     for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, want[k].m, 1);
+        sp_program_config_t cfg = dp2_serial(want[k].m);
         sp_predict_result_t res;
-        cfg.flops_logits = 30;
-        cfg.dp = 2;
         cfg.dp_mode = want[k].fsdp ? SP_DP_FSDP : SP_DP_DDP;
-        cfg.overlap = 0;
         run(&cfg, reduction_ns_per_byte, NULL, &res);
         assert_int_equal(res.step_ns, want[k].step_ns);
         sp_predict_result_free(&res);
@@ -459,12 +465,9 @@ static void test_dist_opt_priced(void **state)
 
     (void)state;
     for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-        sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, 1, 1);
+        sp_program_config_t cfg = dp2_serial(1);
         sp_predict_result_t res;
-        cfg.flops_logits = 30;
-        cfg.dp = 2;
         cfg.dist_opt = want[k].dist;
-        cfg.overlap = 0;
         cfg.logits_param_bytes = 200;
         run(&cfg, coll_ns_per_byte, NULL, &res);
         assert_int_equal(res.step_ns, want[k].step_ns);
