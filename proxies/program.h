@@ -39,6 +39,12 @@
  *        The output layer (last stage) and the input embedding (first stage) are in it
  *        (a tied weight on one stage once, sp_program_shared_output_weight).
  *        Gradient reductions (DDP and FSDP) run in grad_dtype: fp32 by default, as Megatron.
+ *        With dist_opt (Megatron's --use-distributed-optimizer) each bucket is reduce-scattered
+ *        instead, padded to a multiple of lcm(dp, 128) elements, the embedding group's tied
+ *        weight in a bucket of its own (sp_buckets_t); and each bucket's parameters are
+ *        all-gathered (model dtype) once per step before its first forward: with overlap the
+ *        chunk's first at the step's start, each next one when the forward of the bucket
+ *        before it (forward order) begins; without overlap all before the first compute.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
  *        previous layer starts computing), with overlap off the compute waits for a gather
@@ -87,8 +93,8 @@ typedef enum {
     SP_LANE_PP_BWD0,
     SP_LANE_PP_BWD1,
     SP_LANE_PP_BWD2,
-    SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP) */
-    SP_LANE_DP_GATHER, /* FSDP parameter all-gather */
+    SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP, dist_opt) */
+    SP_LANE_DP_GATHER, /* FSDP or dist_opt parameter all-gather */
     SP_LANE_PP_FWD3,   /* the fourth pipeline colour (V placement), numbered after the rest */
     SP_LANE_PP_BWD3,
     SP_LANE_EMB,       /* tied embeddings: the word-embedding gradient, first + last stage */
