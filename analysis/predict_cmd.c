@@ -575,12 +575,13 @@ static void print_result(const predict_t *pr)
            pr->model.name, pr->model.layers, pr->model.hidden, pr->model.ffn, pr->model.seq,
            pr->model.micro_batch, sp_dtype_names[pr->model.dtype], c->dp, c->p, c->tp,
            pr->nranks);
-    printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
+    printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s%s, "
            "overlap %s, gradients reduced in %s; embeddings %s; %.3g TFLOP/s per device\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
-           c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
-           sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
+           c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-",
+           c->dp > 1 && c->dist_opt ? " with the distributed optimizer" : "",
+           c->overlap ? "on" : "off", sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
            pr->o.proxy.tflops);
     printf("# communication: %s\n", pr->source);
     if (rows == NULL) {

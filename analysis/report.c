@@ -394,10 +394,10 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
                     rd->proxy_predicted_source);
         }
         fprintf(out, "# training proxy%s: %s, schedule %s, dp %d x pp %d x tp %d, %d "
-                     "microbatches, %d chunk(s), dp %s, overlap %s\n",
+                     "microbatches, %d chunk(s), dp %s%s, overlap %s\n",
                 rd->proxy_predicted ? " (predicted)" : "", rd->proxy_model, rd->proxy_schedule,
                 in->dp, in->pp, in->tp, in->microbatches, in->chunks, rd->proxy_dp_mode,
-                in->overlap ? "on" : "off");
+                in->dist_opt ? " with the distributed optimizer" : "", in->overlap ? "on" : "off");
         if (rd->proxy_compute[0] != '\0') {
             fprintf(out, "# compute: %s\n", rd->proxy_compute);
         }

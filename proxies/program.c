@@ -8,8 +8,6 @@
 #include "log.h"
 #include "timeline.h"
 
-#define MAX_DEFERRED_FIELDS 3
-
 typedef struct {
     const sp_program_config_t *c;
     sp_program_t *prog;
@@ -25,9 +23,11 @@ typedef struct {
     int32_t op, mb, chunk;
     int8_t type, phase;
     int anchor;          /* FSDP prefetch: the next gather waits for this compute task */
-    uint64_t fill;       /* DDP: bytes in the open bucket of the current chunk */
-    int32_t bucket;      /* DDP: buckets emitted so far (numbering over the step) */
-    uint64_t *deferred;  /* overlap off: (count, chunk, bucket) of each bucket, run at the end */
+    int gathered[2];     /* FSDP: the embedding (0), the output layer (1) gathered this step */
+    sp_buckets_t bk;     /* DDP: the step's gradient buckets */
+    int32_t *gathers;    /* distributed optimizer: per bucket its gather task, -1: none yet */
+    int32_t *ganchor;    /* per chunk: the next gather's dependency with overlap (as anchor) */
+    int32_t *deferred;   /* overlap off: the buckets in the order they filled, run at the end */
     size_t ndeferred;
     int32_t *last_grad;  /* per chunk: index of its last gradient op */
     size_t first_b, last_f;
@@ -272,53 +272,124 @@ static int ddp(const builder_t *b)
     return b->c->dp > 1 && b->c->dp_mode == SP_DP_DDP;
 }
 
-/* FSDP: the layer's parameters gathered before its compute. */
-static void fsdp_gather(builder_t *b, int32_t layer)
+/* FSDP: the parameters of a unit (count elements over the DP group) gathered before its compute;
+ * the gather task, -1: none. */
+static int32_t fsdp_gather_n(builder_t *b, uint64_t count, int32_t layer)
 {
     int32_t g;
 
-    if (!fsdp(b)) {
-        return;
+    if (!fsdp(b) || count == 0) {
+        return -1;
     }
     flush(b);
-    g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->c->layer_param_bytes / elt_size(b),
+    g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, count,
              b->c->overlap ? b->anchor : AFTER_COMPUTE, layer);
     wait_for(b, g);
-    b->anchor = b->last_compute; /* the next gather starts when this layer starts */
+    b->anchor = b->last_compute; /* the next gather starts when this unit starts */
+    return g;
 }
 
-static void ddp_bucket(builder_t *b)
+static void fsdp_gather(builder_t *b, int32_t layer)
 {
-    uint64_t count = b->fill / sp_dtype_size(b->c->grad_dtype);
+    fsdp_gather_n(b, b->c->layer_param_bytes / elt_size(b), layer);
+}
 
-    if (b->fill == 0) {
-        return;
+/* FSDP: the embedding (which 0) or the output layer (1), before its first forward of the step.
+ * Megatron-FSDP's units are the transformer layers; a module outside them is gathered by its
+ * pre-forward hook and not released after forward, so it stays gathered through the step's
+ * microbatches and backwards: one gather per module and step. The tied weight on one stage is
+ * one parameter, gathered with the embedding. The gather task, -1: none. */
+static int32_t fsdp_module_gather(builder_t *b, int which)
+{
+    if (!fsdp(b) || b->gathered[which] ||
+        (which == 1 && sp_program_shared_output_weight(b->c))) {
+        return -1;
     }
+    b->gathered[which] = 1;
+    return fsdp_gather_n(b, b->c->logits_param_bytes / elt_size(b), -1);
+}
+
+/* DDP: bucket k's gradients are ready: all-reduced, with the distributed optimizer
+ * reduce-scattered (Megatron's start_grad_sync), now (overlap) or after the step's compute. */
+static void ddp_bucket(builder_t *b, int32_t k)
+{
     if (b->c->overlap) {
-        int32_t t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, count, AFTER_COMPUTE, -1);
+        int32_t t = grad_coll(b, SP_LANE_DP,
+                              b->c->dist_opt ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                              b->bk.elements[k], AFTER_COMPUTE, -1);
         if (t >= 0) {
-            b->prog->tasks[t].bucket = b->bucket;
+            b->prog->tasks[t].bucket = k;
         }
     } else {
-        uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * b->ndeferred++];
-        d[0] = count;
-        d[1] = (uint64_t)b->chunk;
-        d[2] = (uint64_t)b->bucket;
+        b->deferred[b->ndeferred++] = k;
     }
-    b->bucket++;
-    b->fill = 0;
 }
 
-/* Gradients of parameters of `bytes` (model dtype) are complete (only called on a chunk's last
- * gradient op); they are reduced in the gradient dtype. */
-static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer)
+/* The distributed optimizer: the gather of bucket k's parameters (model dtype) from the previous
+ * step's optimizer, dep: the task it waits for. */
+static int32_t dist_gather_task(builder_t *b, int32_t k, int32_t dep)
+{
+    int32_t g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, b->bk.elements[k], dep, -1);
+
+    if (g >= 0) {
+        b->prog->tasks[g].bucket = k;
+    }
+    b->gathers[k] = g;
+    return g;
+}
+
+/* Before the step's first forward of an item's parameters (item: sp_buckets_t) with the
+ * distributed optimizer and overlap, its bucket's gather, issued when the chunk's previous
+ * bucket (forward order) begins its forward (Megatron's finish_param_sync dispatching the next
+ * bucket group's); the chunk's first at the step's start. The gather task, -1: none. */
+static int32_t dist_gather(builder_t *b, int item)
+{
+    int32_t k, g;
+
+    if (!ddp(b) || !b->c->dist_opt) {
+        return -1;
+    }
+    k = b->bk.item_bucket[(size_t)b->chunk * (size_t)SP_BUCKET_ITEMS(b->c) + (size_t)item];
+    if (k < 0 || b->gathers[k] != -1) {
+        return -1; /* none, or gathered (and waited for) already */
+    }
+    flush(b);
+    g = dist_gather_task(b, k, b->ganchor[b->chunk]);
+    wait_for(b, g);
+    b->ganchor[b->chunk] = b->last_compute;
+    return g;
+}
+
+/* Without overlap every gather runs before the step's first compute, in bucket order (Megatron's
+ * synchronous start_param_sync after the optimizer step). */
+static void dist_gather_all(builder_t *b)
+{
+    int32_t g = -1;
+
+    if (!ddp(b) || !b->c->dist_opt || b->c->overlap) {
+        return;
+    }
+    b->op = b->mb = -1;
+    b->type = -1;
+    b->phase = SP_PHASE_WARMUP;
+    for (int32_t k = 0; k < b->bk.n; k++) {
+        b->chunk = b->bk.chunk[k];
+        g = dist_gather_task(b, k, -1);
+    }
+    wait_for(b, g); /* one lane: the last is after the others */
+}
+
+/* Gradients of item (sp_buckets_t) of `bytes` parameters (model dtype) are ready to reduce, in
+ * the gradient dtype: DDP on a chunk's last gradient op only, FSDP on every gradient op. */
+static void grad_ready(builder_t *b, uint64_t bytes, int32_t layer, int item)
 {
     uint64_t elements = bytes / elt_size(b);
 
     if (ddp(b)) {
-        b->fill += elements * sp_dtype_size(b->c->grad_dtype);
-        if (b->fill >= b->c->bucket_bytes) {
-            ddp_bucket(b);
+        int32_t k =
+            b->bk.closes[(size_t)b->chunk * (size_t)SP_BUCKET_ITEMS(b->c) + (size_t)item];
+        if (k >= 0) {
+            ddp_bucket(b, k);
         }
     } else if (fsdp(b) && elements > 0) {
         int32_t rs =
@@ -343,27 +414,34 @@ static void tp_coll(builder_t *b, sp_coll_kind_t kind, uint64_t count, sp_dtype_
 }
 
 /* First virtual stage, F: the vocab-parallel embedding's partial outputs summed over the TP
- * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism). */
-static void embedding_fwd(builder_t *b)
+ * group (all-reduce; reduce-scatter to the sequence shards under sequence parallelism), after
+ * the FSDP gather of its weight (task gather, -1: none). */
+static void embedding_fwd(builder_t *b, int32_t gather)
 {
+    int32_t t;
+
     if (b->c->tp > 1) {
-        tp_coll(b,
-                b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
-                b->c->tp_elements, b->c->dtype);
+        t = coll(b, SP_LANE_TP,
+                 b->c->sequence_parallel ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                 b->c->tp_elements, AFTER_COMPUTE, -1);
+        if (t >= 0) {
+            add_dep(&b->prog->tasks[t], gather);
+        }
+        wait_for(b, t);
     }
 }
 
 /* First virtual stage, the op with weight gradients: under sequence parallelism the output
  * gradient all-gathered (the conjugate of the forward's reduce-scatter; an all-reduce's is
- * the identity); on the chunk's last gradient op the embedding's gradient is reduced. */
-static void embedding_bwd(builder_t *b, int last_grad)
+ * the identity); when reduce is set the embedding's gradient is reduced. */
+static void embedding_bwd(builder_t *b, int reduce)
 {
     if (b->c->tp > 1 && b->c->sequence_parallel) {
         tp_coll(b, SP_COLL_ALL_GATHER, b->c->tp_elements, b->c->dtype);
     }
-    if (last_grad) {
+    if (reduce) {
         flush(b);
-        grad_ready(b, b->c->logits_param_bytes, -1);
+        grad_ready(b, b->c->logits_param_bytes, -1, 0);
     }
 }
 
@@ -421,34 +499,6 @@ static void logits_bwd(builder_t *b, int grads, int input)
     }
 }
 
-/* Colour of the pipeline edge from virtual stage e to e+1 (both ends compute the same one).
- * Down the stages (a -> a+1) and across the loop's wrap (p-1 -> 0): a mod 2, and 2 for the wrap
- * of an odd ring, so that no lane both sends and receives on a ring. Up the stages (a -> a-1,
- * the V's way back): 2 + (a-1) mod 2, so that a stage's four edges of one direction (in and out,
- * down and up) are on four lanes. No placement has both a wrap and up edges. */
-static int edge_colour(const sp_program_config_t *c, int e)
-{
-    int a, ca, b, cb;
-
-    sp_schedule_locate(c->kind, c->p, c->v, e, &a, &ca);
-    sp_schedule_locate(c->kind, c->p, c->v, e + 1, &b, &cb);
-    if (ca == cb && b == a - 1) {
-        return 2 + b % 2;
-    }
-    return (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
-}
-
-int sp_program_pp_colours(const sp_program_config_t *c)
-{
-    int n = 3; /* the loop's three, created whatever the schedule */
-
-    for (int e = 0; e + 1 < c->p * c->v; e++) {
-        int col = edge_colour(c, e);
-        n = col + 1 > n ? col + 1 : n;
-    }
-    return n;
-}
-
 /* The message of the current op to (recv 0) or from (recv 1) virtual stage vpeer; vs is the
  * op's own. Nothing when vpeer is on this stage too (the V's turn): the compute lane's order
  * carries the activation. */
@@ -457,7 +507,7 @@ static void emit_recv_send(builder_t *b, int recv, int vs, int vpeer)
     const sp_program_config_t *c = b->c;
     int peer, peer_chunk;
     int fwd = b->type == SP_SCHED_OP_F;
-    int colour = edge_colour(c, vs < vpeer ? vs : vpeer);
+    int colour = sp__program_edge_colour(c, vs < vpeer ? vs : vpeer);
     int consumer = recv ? vs : vpeer;
     sp_task_t t;
     int32_t at;
@@ -494,6 +544,7 @@ static void emit_op(builder_t *b, size_t k)
     int L = c->layers_per_chunk;
     int zb = sp_schedule_splits_bw(c->kind);
     int last_grad = b->last_grad[op->chunk] == (int32_t)k;
+    int reduce = last_grad || fsdp(b); /* this op's weight gradients are reduced */
     int from = -1, to = -1;
 
     b->op = (int32_t)k;
@@ -514,15 +565,19 @@ static void emit_op(builder_t *b, size_t k)
     }
     if (op->type == SP_SCHED_OP_F) {
         if (vs == 0) {
-            embedding_fwd(b);
+            int32_t g = dist_gather(b, 0);
+            embedding_fwd(b, g >= 0 ? g : fsdp_module_gather(b, 0));
         }
         for (int j = 0; j < L; j++) {
             int32_t layer = vs * L + j;
+            dist_gather(b, j + 1);
             fsdp_gather(b, layer);
             tp_block(b, SP_PART_ATTN_FWD, -1, layer);
             tp_block(b, SP_PART_MLP_FWD, -1, layer);
         }
         if (vs == V - 1) {
+            dist_gather(b, L + 1);
+            fsdp_module_gather(b, 1);
             logits_fwd(b);
         }
     } else {
@@ -530,8 +585,8 @@ static void emit_op(builder_t *b, size_t k)
         int input = op->type == SP_SCHED_OP_B;       /* and input gradients */
         if (vs == V - 1) {
             logits_bwd(b, grads, input);
-            if (grads && last_grad) {
-                grad_ready(b, c->logits_param_bytes, -1);
+            if (grads && reduce && !sp_program_shared_output_weight(c)) {
+                grad_ready(b, c->logits_param_bytes, -1, L + 1); /* shared: the embedding's */
             }
         }
         for (int j = L - 1; j >= 0; j--) {
@@ -547,64 +602,19 @@ static void emit_op(builder_t *b, size_t k)
                 sp_wgrad_input(b, layer);
                 compute(b, SP_PART_ATTN_WGRAD, layer);
             }
-            if (grads && last_grad && c->dp > 1) {
+            if (grads && reduce && c->dp > 1) {
                 flush(b);
-                grad_ready(b, c->layer_param_bytes, layer);
+                grad_ready(b, c->layer_param_bytes, layer, j + 1);
             }
         }
         if (grads && vs == 0) {
-            embedding_bwd(b, last_grad);
-        }
-        if (grads && last_grad && ddp(b)) {
-            flush(b);
-            ddp_bucket(b); /* the chunk's last, partial bucket */
+            embedding_bwd(b, reduce);
         }
     }
     flush(b);
     if (to >= 0) {
         emit_recv_send(b, 0, vs, to);
     }
-}
-
-static int grad_dtype_ok(sp_dtype_t d)
-{
-    return d == SP_DTYPE_FLOAT || d == SP_DTYPE_BFLOAT16 || d == SP_DTYPE_HALF ||
-           d == SP_DTYPE_DOUBLE;
-}
-
-static sp_status_t check_config(const sp_program_config_t *c)
-{
-    if (c->p < 1 || c->m < 1 || c->v < 1 || c->tp < 1 || c->dp < 1 || c->layers_per_chunk < 1 ||
-        c->stage < 0 || c->stage >= c->p || !(c->flops_per_ns > 0.0) ||
-        sp_dtype_size(c->dtype) == 0 || c->bucket_bytes == 0 || !grad_dtype_ok(c->grad_dtype) ||
-        (c->tp > 1 && c->tokens == 0)) {
-        sp_error("proxy program: invalid configuration (p=%d m=%d v=%d stage=%d tp=%d dp=%d "
-                 "layers per chunk %d)",
-                 c->p, c->m, c->v, c->stage, c->tp, c->dp, c->layers_per_chunk);
-        return SP_ERR_INVALID;
-    }
-    return SP_OK;
-}
-
-static sp_status_t build_schedule(const sp_program_config_t *c, sp_program_t *prog)
-{
-    size_t max = sp_schedule_op_count(c->kind, c->p, c->m, c->v);
-    const char *why = sp_schedule_why_invalid_grouped(c->kind, c->p, c->m, c->v, c->mb_group);
-
-    if (why != NULL) {
-        sp_error("proxy program: invalid schedule %s with p=%d m=%d v=%d group %d: %s",
-                 sp_schedule_kind_name(c->kind), c->p, c->m, c->v, c->mb_group, why);
-        return SP_ERR_INVALID;
-    }
-    if (max == 0) { /* m % p != 0 with a group size that allows it */
-        max = (size_t)(sp_schedule_splits_bw(c->kind) ? 3 : 2) * (size_t)c->m * (size_t)c->v;
-    }
-    prog->sched = calloc(max, sizeof(*prog->sched));
-    if (prog->sched == NULL) {
-        return SP_ERR_NOMEM;
-    }
-    return sp_schedule_build_grouped(c->kind, c->p, c->m, c->v, c->mb_group, c->stage, prog->sched, max,
-                             &prog->n_sched_ops);
 }
 
 /* Per chunk the last op computing weight gradients; the first B and last F of the stage. */
@@ -640,12 +650,12 @@ static void emit_deferred(builder_t *b)
     b->type = -1;
     b->phase = SP_PHASE_COOLDOWN;
     for (size_t i = 0; i < b->ndeferred; i++) {
-        const uint64_t *d = &b->deferred[MAX_DEFERRED_FIELDS * i];
-        int32_t t;
-        b->chunk = (int32_t)d[1];
-        t = grad_coll(b, SP_LANE_DP, SP_COLL_ALL_REDUCE, d[0], AFTER_COMPUTE, -1);
+        int32_t k = b->deferred[i], t;
+        b->chunk = b->bk.chunk[k];
+        t = grad_coll(b, SP_LANE_DP, b->c->dist_opt ? SP_COLL_REDUCE_SCATTER : SP_COLL_ALL_REDUCE,
+                      b->bk.elements[k], AFTER_COMPUTE, -1);
         if (t >= 0) {
-            b->prog->tasks[t].bucket = (int32_t)d[2];
+            b->prog->tasks[t].bucket = k;
         }
     }
 }
@@ -698,11 +708,39 @@ static void emit_finalize(builder_t *b)
     }
 }
 
+/* The per-step state after the schedule: the last gradient ops, the buckets and their lists. */
+static sp_status_t builder_alloc(builder_t *b)
+{
+    const sp_program_config_t *c = b->c;
+    sp_status_t st;
+
+    b->last_grad = calloc((size_t)c->v, sizeof(*b->last_grad));
+    b->ganchor = malloc((size_t)c->v * sizeof(*b->ganchor));
+    if (b->last_grad == NULL || b->ganchor == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    mark_ops(b);
+    st = sp__program_buckets(c, b->last_grad, &b->bk);
+    if (st != SP_OK) {
+        return st;
+    }
+    b->deferred = calloc((size_t)b->bk.n + 1, sizeof(*b->deferred));
+    b->gathers = malloc(((size_t)b->bk.n + 1) * sizeof(*b->gathers));
+    if (b->deferred == NULL || b->gathers == NULL) {
+        return SP_ERR_NOMEM;
+    }
+    for (int i = 0; i < c->v; i++) {
+        b->ganchor[i] = -1;
+    }
+    for (int32_t k = 0; k < b->bk.n; k++) {
+        b->gathers[k] = -1;
+    }
+    return SP_OK;
+}
+
 sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
 {
     builder_t b;
-    /* at most one bucket per layer and chunk, plus the output layer and the embedding */
-    size_t max_buckets = (size_t)cfg->v * ((size_t)cfg->layers_per_chunk + 3);
 
     memset(prog, 0, sizeof(*prog));
     memset(&b, 0, sizeof(b));
@@ -710,18 +748,16 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
     b.prog = prog;
     b.last_compute = -1;
     b.anchor = -1;
-    b.st = check_config(cfg);
+    b.st = sp__program_check_config(cfg);
     if (b.st == SP_OK) {
-        b.st = build_schedule(cfg, prog);
+        b.st = sp__program_build_schedule(cfg, prog);
     }
     if (b.st == SP_OK) {
-        b.deferred = calloc(MAX_DEFERRED_FIELDS * max_buckets, sizeof(*b.deferred));
-        b.last_grad = calloc((size_t)cfg->v, sizeof(*b.last_grad));
-        b.st = b.deferred && b.last_grad ? SP_OK : SP_ERR_NOMEM;
+        b.st = builder_alloc(&b);
     }
     if (b.st == SP_OK) {
         prog->kind = cfg->kind;
-        mark_ops(&b);
+        dist_gather_all(&b);
         for (size_t k = 0; k < prog->n_sched_ops && b.st == SP_OK; k++) {
             emit_op(&b, k);
         }
@@ -730,6 +766,9 @@ sp_status_t sp_program_build(const sp_program_config_t *cfg, sp_program_t *prog)
     }
     free(b.deferred);
     free(b.last_grad);
+    free(b.ganchor);
+    free(b.gathers);
+    sp__program_buckets_free(&b.bk);
     if (b.st != SP_OK) {
         sp_program_free(prog);
     }

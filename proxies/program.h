@@ -36,14 +36,33 @@
  *        is all-reduced over the DP group as soon as its last layer's gradient is computed
  *        (overlap on) or after the step's last compute (overlap off, Megatron without
  *        overlap_grad_reduce). Buckets are per chunk; a chunk's last bucket may be smaller.
- *        The output layer (last stage) and the input embedding (first stage) are in it.
+ *        The output layer (last stage) and the input embedding (first stage) are in it
+ *        (a tied weight on one stage once, sp_program_shared_output_weight).
  *        Gradient reductions (DDP and FSDP) run in grad_dtype: fp32 by default, as Megatron.
+ *        With dist_opt (Megatron's --use-distributed-optimizer) each bucket is reduce-scattered
+ *        instead, padded to a multiple of lcm(dp, 128) elements, the embedding group's tied
+ *        weight in a bucket of its own (sp_buckets_t); and each bucket's parameters are
+ *        all-gathered (model dtype) once per step before its first forward: with overlap the
+ *        chunk's first at the step's start, each next one when the forward of the bucket
+ *        before it (forward order) begins; without overlap all before the first compute.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
  *        parameters over the DP group; with overlap on it is prefetched (issued when the
  *        previous layer starts computing), with overlap off the compute waits for a gather
- *        issued only when it is needed. After a layer's gradient on the last microbatch, a
- *        reduce-scatter of its gradients, which the next compute waits for when overlap is
- *        off; the output layer's and the embedding's gradients too.
+ *        issued only when it is needed. After a layer's gradient in every gradient op (each
+ *        microbatch's B, or W when the backward is split), a reduce-scatter of its gradients,
+ *        which the next compute waits for when overlap is off; the output layer's and the
+ *        embedding's gradients too: Megatron-FSDP with optim_grads_params (the proxy's
+ *        FSDP; optim_grads too) reduces gradients after every backward, is_last_microbatch
+ *        (no_sync) or not; only no_shard and optim defer to the last microbatch
+ *        (megatron_fsdp.py, grad_reduce_every_bprop). The embedding (first virtual stage)
+ *        and the output layer (last) are units of their own outside the layers
+ *        (Megatron-FSDP's units are the transformer layers): each is all-gathered
+ *        (vocab/tp x h) once per step, before its first forward, with the same prefetch
+ *        rule, and stays gathered through the step (no re-gather in backward); the
+ *        embedding's TP collective waits for its gather. With tied embeddings on one stage
+ *        (sp_program_shared_output_weight) the two are one parameter: one gather (the
+ *        embedding's), one gradient reduction per reducing op (after the embedding's
+ *        backward), DDP too.
  * TP collectives are always on the critical path (Megatron's default without TP comm overlap).
  * After the step's last compute and its DP reductions (Megatron's finalize_model_grads, in its
  * order): with tp > 1 and sequence parallelism one all-reduce over the TP group of the gradients
@@ -74,8 +93,8 @@ typedef enum {
     SP_LANE_PP_BWD0,
     SP_LANE_PP_BWD1,
     SP_LANE_PP_BWD2,
-    SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP) */
-    SP_LANE_DP_GATHER, /* FSDP parameter all-gather */
+    SP_LANE_DP,        /* gradient all-reduce (DDP) or reduce-scatter (FSDP, dist_opt) */
+    SP_LANE_DP_GATHER, /* FSDP or dist_opt parameter all-gather */
     SP_LANE_PP_FWD3,   /* the fourth pipeline colour (V placement), numbered after the rest */
     SP_LANE_PP_BWD3,
     SP_LANE_EMB,       /* tied embeddings: the word-embedding gradient, first + last stage */
@@ -160,6 +179,7 @@ typedef struct {
     int tp, dp;
     int sequence_parallel;
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
+    int dist_opt; /* DDP: Megatron's --use-distributed-optimizer (reduce-scatter + gathers) */
     int overlap; /* 1: DP communication overlaps compute; 0: serialized */
     int layers_per_chunk;
     sp_dtype_t dtype;      /* the model's: activations, parameters, TP and PP traffic */
@@ -202,6 +222,42 @@ void sp_program_free(sp_program_t *prog); /* NULL or zeroed: no-op */
 /* Pipeline edge colours the configuration's placement uses, at least 3 (the lanes every run
  * creates): 4 for the V placement. The same on every stage; lanes of colour >= this are unused. */
 int sp_program_pp_colours(const sp_program_config_t *c);
+
+/* 1 when the output layer uses the input embedding's weight on one rank: tied embeddings with the
+ * first and the last virtual stage on one stage (p = 1, or the V). One parameter: its gradient is
+ * reduced once per gradient op that reduces (DDP bucket, on the last; FSDP reduce-scatter, on
+ * each; after the embedding's backward) and FSDP
+ * gathers it once per step, before the embedding. */
+int sp_program_shared_output_weight(const sp_program_config_t *c);
+
+/* Internal (program_setup.c): SP_ERR_INVALID (logged) for a configuration the builder cannot
+ * take; the stage's schedule into prog->sched (SP_ERR_INVALID logged, SP_ERR_NOMEM). */
+sp_status_t sp__program_check_config(const sp_program_config_t *c);
+sp_status_t sp__program_build_schedule(const sp_program_config_t *c, sp_program_t *prog);
+
+/* Internal (program_buckets.c): the DP gradient buckets of the stage's step (DDP; with dist_opt
+ * too). Per chunk, items in backward order fill a bucket: the output layer (last virtual stage,
+ * not the shared weight on one stage), the layers from the last, the embedding (first virtual
+ * stage); a bucket closes when its gradients reach bucket_bytes (in grad_dtype) and at the
+ * chunk's end. With dist_opt a bucket is padded to a multiple of lcm(dp, 128) elements and the
+ * tied embedding or output weight of the embedding group (Megatron's shared_embedding) is a
+ * bucket of its own. Buckets are numbered in the order the chunks' last gradient ops run. Item
+ * index: 0 the embedding, 1 + j layer j of the chunk, L + 1 the output layer. */
+#define SP_BUCKET_ITEMS(c) ((c)->layers_per_chunk + 2)
+typedef struct {
+    int32_t n;             /* buckets */
+    uint64_t *elements;    /* per bucket: elements (padded with dist_opt) */
+    int32_t *chunk;        /* per bucket: its chunk */
+    int32_t *item_bucket;  /* per chunk x item: the bucket holding it, -1: none */
+    int32_t *closes;       /* per chunk x item: the bucket ready once its gradient is, -1 */
+} sp_buckets_t;
+sp_status_t sp__program_buckets(const sp_program_config_t *c, const int32_t *last_grad,
+                                sp_buckets_t *bk);
+void sp__program_buckets_free(sp_buckets_t *bk);
+
+/* Internal (program.c): the pipeline edge colour from virtual stage e to e + 1 (program_lanes.c
+ * says how it is chosen). */
+int sp__program_edge_colour(const sp_program_config_t *c, int e);
 
 /* Megatron's embedding group for stage: -1 when the configuration has none (untied, p = 1, or
  * the first and the last virtual stage on one stage, as the V places them), 1 when stage is the

@@ -61,15 +61,59 @@ int sp_lane_pp_colour(int lane)
     return -1;
 }
 
+/* Colour of the pipeline edge from virtual stage e to e+1 (both ends compute the same one).
+ * Down the stages (a -> a+1) and across the loop's wrap (p-1 -> 0): a mod 2, and 2 for the wrap
+ * of an odd ring, so that no lane both sends and receives on a ring. Up the stages (a -> a-1,
+ * the V's way back): 2 + (a-1) mod 2, so that a stage's four edges of one direction (in and out,
+ * down and up) are on four lanes. No placement has both a wrap and up edges. */
+int sp__program_edge_colour(const sp_program_config_t *c, int e)
+{
+    int a, ca, b, cb;
+
+    sp_schedule_locate(c->kind, c->p, c->v, e, &a, &ca);
+    sp_schedule_locate(c->kind, c->p, c->v, e + 1, &b, &cb);
+    if (ca == cb && b == a - 1) {
+        return 2 + b % 2;
+    }
+    return (c->p % 2 == 1 && a == c->p - 1) ? 2 : a % 2;
+}
+
+int sp_program_pp_colours(const sp_program_config_t *c)
+{
+    int n = 3; /* the loop's three, created whatever the schedule */
+
+    for (int e = 0; e + 1 < c->p * c->v; e++) {
+        int col = sp__program_edge_colour(c, e);
+        n = col + 1 > n ? col + 1 : n;
+    }
+    return n;
+}
+
+/* The stages holding the first and the last virtual stage. */
+static void end_stages(const sp_program_config_t *c, int *first_p, int *last_p)
+{
+    int chunk;
+
+    sp_schedule_locate(c->kind, c->p, c->v, 0, first_p, &chunk);
+    sp_schedule_locate(c->kind, c->p, c->v, c->p * c->v - 1, last_p, &chunk);
+}
+
+int sp_program_shared_output_weight(const sp_program_config_t *c)
+{
+    int first, last;
+
+    end_stages(c, &first, &last);
+    return c->tied_embeddings && first == last;
+}
+
 int sp_program_embedding_group(const sp_program_config_t *c, int stage)
 {
-    int first, last, chunk;
+    int first, last;
 
     if (!c->tied_embeddings || c->p < 2) {
         return -1;
     }
-    sp_schedule_locate(c->kind, c->p, c->v, 0, &first, &chunk);
-    sp_schedule_locate(c->kind, c->p, c->v, c->p * c->v - 1, &last, &chunk);
+    end_stages(c, &first, &last);
     if (first == last) { /* the V: one rank holds both, the weight is shared in its memory */
         return -1;
     }

@@ -68,12 +68,14 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            "dp %d x pp %d x tp %d = %d ranks\n",
            model.name, model.layers, model.hidden, model.ffn, model.seq, model.micro_batch,
            sp_dtype_names[model.dtype], c->dp, c->p, c->tp, ctx->nranks);
-    printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s, "
+    printf("# schedule %s, %d microbatches, %d chunk(s) of %d layer(s) per stage; tp %s; dp %s%s, "
            "overlap %s, gradients reduced in %s; embeddings %s; %.3g TFLOP/s per device; %zu "
            "tasks per step on rank 0\n# compute: %s\n",
            sp_schedule_kind_name(c->kind), c->m, c->v, c->layers_per_chunk,
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
-           c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-", c->overlap ? "on" : "off",
+           c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-",
+           c->dp > 1 && c->dist_opt ? " with the distributed optimizer" : "",
+           c->overlap ? "on" : "off",
            sp_proxy_grad_reduce_names[o->grad_reduce], sp_proxy_embedding_desc(c),
            r->info.tflops, sp_engine_program(r->eng)->n, r->compute);
     if (o->steps > 0) {

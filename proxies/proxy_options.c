@@ -55,9 +55,14 @@ static const sp_opt_def_t proxy_defs[] = {
      "all-reduce of vocab/tp x hidden gradients per step)",
      0, -1, NULL, 0},
     {"dp-mode", 0, SP_OPT_CHOICE, OFF(dp_mode), "ddp", "MODE",
-     "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers and "
-     "reduce-scatters per layer)",
+     "data parallelism: ddp (bucketed gradient all-reduce) or fsdp (ZeRO-3 gathers per layer, "
+     "reduce-scatters per layer and microbatch)",
      0, -1, sp_proxy_dp_mode_names, 2},
+    {"use-distributed-optimizer", 0, SP_OPT_FLAG, OFF(dist_opt), NULL, NULL,
+     "Megatron-LM's flag, with --dp-mode ddp: the gradient buckets are reduce-scattered instead "
+     "of all-reduced and all-gathered as parameters before their first forward of the next step "
+     "(buckets padded to a multiple of lcm(dp, 128) elements); --overlap covers both",
+     0, -1, NULL, 0},
     {"bucket-mb", 0, SP_OPT_DOUBLE, OFF(bucket_mib), "25", "MIB", "DDP gradient bucket size, MiB",
      1e-6, 1e6, NULL, 0},
     {"grad-reduce-dtype", 0, SP_OPT_CHOICE, OFF(grad_reduce), "fp32", "fp32|bf16",
@@ -199,6 +204,11 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     if (status != SP_OK || *help_p) {
         return status;
     }
+    if (opts->dist_opt && opts->dp_mode == SP_DP_FSDP) {
+        snprintf(err, errlen, "--use-distributed-optimizer needs --dp-mode ddp (fsdp shards the "
+                 "parameters itself)");
+        return SP_ERR_INVALID;
+    }
     if (strcmp(opts->model, "auto") == 0) {
         sp_proxy_resolve_model(opts, runs_on_gpu(opts));
     }
@@ -319,6 +329,7 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->dp = layout->dp;
     cfg_p->sequence_parallel = opts->sequence_parallel;
     cfg_p->dp_mode = opts->dp_mode;
+    cfg_p->dist_opt = opts->dist_opt;
     cfg_p->overlap = opts->overlap == 0;
     cfg_p->layers_per_chunk = (int)(model.layers / ((long)layout->pp * layout->v));
     cfg_p->dtype = model.dtype;
@@ -360,6 +371,7 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
     info_p->chunks = layout->v;
     info_p->sequence_parallel = opts->sequence_parallel;
     info_p->overlap = opts->overlap == 0;
+    info_p->dist_opt = opts->dist_opt;
     info_p->causal = model.causal;
     info_p->layers = model.layers;
     info_p->hidden = model.hidden;

@@ -28,6 +28,7 @@ typedef struct {
     int untie_embeddings; /* --untie-embeddings-and-output-weights */
     int quiet; /* no progress line */
     int dp_mode;  /* sp_dp_mode_t: ddp, fsdp */
+    int dist_opt; /* --use-distributed-optimizer (ddp only) */
     double bucket_mib;
     int grad_reduce; /* index into sp_proxy_grad_reduce_names: fp32, bf16 */
     int overlap;  /* index into on, off */

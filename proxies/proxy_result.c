@@ -71,6 +71,7 @@ hid_t sp__proxy_info_type(void)
     PF(compute_threads, H5T_NATIVE_INT32);
     PF(max_inflight, H5T_NATIVE_INT32);
     PF(max_inflight_total, H5T_NATIVE_INT32);
+    PF(dist_opt, H5T_NATIVE_INT32);
     PF(layers, H5T_NATIVE_INT64);
     PF(hidden, H5T_NATIVE_INT64);
     PF(heads, H5T_NATIVE_INT64);

@@ -66,6 +66,7 @@ typedef struct {
     int32_t compute_threads; /* gemm: the BLAS threads per rank; 0 otherwise */
     int32_t max_inflight;    /* --max-inflight: tasks in flight per lane; 0 in older files */
     int32_t max_inflight_total; /* on all lanes together; 0 in older files */
+    int32_t dist_opt; /* 1: --use-distributed-optimizer; 0 in older files */
     int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
     double tflops;          /* the device rate compute ops run at: --tflops, or with gemm the
                              * GEMM rate measured at start-up */

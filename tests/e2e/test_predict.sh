@@ -64,6 +64,34 @@ fsdp=$(emb_rows "$TMP/fsdp.csv")
 [ "$fsdp" = "0:all_reduce:131072 2:all_reduce:131072 " ] &&
   ok "tied embeddings with FSDP: the DP shard, 131072 B per end stage" ||
   not_ok "tied embeddings with FSDP: emb events '$fsdp'"
+# FSDP gathers the embedding (stage 0) and the output layer (stage 1) once per step, in
+# microbatch 0's forward: vocab/tp x h = 256 x 256 bf16 = 131072 B (layer -1); with the layers'
+# 4 microbatches x 2 layers x (F + B) = 16, 17 gathers per stage
+ends=$(awk -F, '$3 == "dp_gather" && $10 == -1 { print $1 ":" $8 ":" $14 }' "$TMP/fsdp.csv/events.csv" | sort | tr '\n' ' ')
+gathers=$(awk -F, '$3 == "dp_gather" { n[$1]++ } END { for (k in n) print k ":" n[k] }' "$TMP/fsdp.csv/events.csv" | sort | tr '\n' ' ')
+[ "$ends" = "0:0:131072 2:0:131072 " ] && [ "$gathers" = "0:17 2:17 " ] &&
+  ok "FSDP: the embedding and the output layer gathered once per step, 131072 B; 17 gathers per stage" ||
+  not_ok "FSDP: module gathers '$ends', gathers per stage '$gathers'"
+# FSDP reduce-scatters after every microbatch's backward (Megatron-FSDP, optim_grads_params):
+# per stage and microbatch its 2 layers' gradients, (2h^2 + 2h^2 + 3h x ffn) / tp = (131072 +
+# 131072 + 786432) / 2 = 524288 fp32 = 2097152 B each, and its end's vocab/tp x h = 65536 fp32 =
+# 262144 B; per stage 4 x 3 = 12 reduce-scatters, 4 x (2 x 2097152 + 262144) = 17825792 B
+rs=$(awk -F, '$3 == "dp" && $5 == "reduce_scatter" { n[$1 ":" $8]++; b[$1] += $14 }
+  END { for (k in n) print k "=" n[k]; for (r in b) print r ":" b[r] }' "$TMP/fsdp.csv/events.csv" | LC_ALL=C sort | tr '\n' ' ')
+[ "$rs" = "0:0=3 0:17825792 0:1=3 0:2=3 0:3=3 2:0=3 2:17825792 2:1=3 2:2=3 2:3=3 " ] &&
+  ok "FSDP: 3 reduce-scatters per microbatch and stage (12 per step), 17825792 B per stage" ||
+  not_ok "FSDP: reduce-scatters per stage:microbatch and bytes per stage '$rs'"
+# --use-distributed-optimizer (tied, pp 2: the embedding group's weight a bucket of its own):
+# per end stage and step 2 reduce-scatters in fp32, the layers' bucket 2 x 524288 = 1048576
+# elements (a multiple of lcm(dp 2, 128)) = 4194304 B and the shared weight's 65536 = 262144 B,
+# and 2 all-gathers of the same buckets in bf16 (2097152 B, 131072 B) before the forward
+"$SCALEPROBE" predict $small --tp 2 --pp 2 --dp 2 --microbatches 4 --alpha-us 20 --beta-gbps 5 \
+  --use-distributed-optimizer -O "$TMP/dopt.h5" >/dev/null 2>&1 &&
+  "$SCALEPROBE" export "$TMP/dopt.h5" --csv "$TMP/dopt.csv" >/dev/null 2>&1
+dopt=$(awk -F, '$3 ~ /^dp/ { print $1 ":" $5 ":" $14 }' "$TMP/dopt.csv/events.csv" | LC_ALL=C sort | tr '\n' ' ')
+[ "$dopt" = "0:all_gather:131072 0:all_gather:2097152 0:reduce_scatter:262144 0:reduce_scatter:4194304 2:all_gather:131072 2:all_gather:2097152 2:reduce_scatter:262144 2:reduce_scatter:4194304 " ] &&
+  ok "distributed optimizer: 2 reduce-scatters (fp32) and 2 gathers (bf16) per end stage and step" ||
+  not_ok "distributed optimizer: dp events '$dopt'"
 ln=$(awk -F, '$3 == "tp" && $8 == -1 && $5 == "all_reduce" { print $1 ":" $6 ":" $14 }' "$TMP/sp.csv/events.csv" | sort | tr '\n' ' ')
 [ "$ln" = "0:float:4096 2:float:5120 " ] &&
   ok "sequence parallelism: the norm gradients' all-reduce over TP, 4096 B on stage 0, 5120 B on stage 1" ||

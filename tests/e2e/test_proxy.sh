@@ -80,9 +80,26 @@ dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +idle/{s=1; next} /
 [ "$dp_ovl" = "0.000 " ] && ok "overlap off: dp overlap 0.000 on both stages" ||
   not_ok "overlap off: dp overlap '$dp_ovl'"
 
+# --use-distributed-optimizer (dp 2 on 2 ranks, pp 1): the file records the flag in /proxy/info
+# (unit.test_program_megatron counts its reduce-scatters and all-gathers)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+f="$TMP/dopt.h5"
+# shellcheck disable=SC2086
+sp_mpirun 2 proxy $small --dp 2 --use-distributed-optimizer -O "$f" >"$TMP/out" 2>&1
+rc=$?
+dopt=$("$PY" -c 'import sys, h5py; print(int(h5py.File(sys.argv[1], "r")["/proxy/info"][0]["dist_opt"]))' "$f" 2>&1)
+if [ "$rc" -eq 0 ] && [ "$dopt" = "1" ] && grep -q 'with the distributed optimizer' "$TMP/out" &&
+  h5dump -a /status "$f" | grep -q complete; then
+  ok "proxy dp2 --use-distributed-optimizer: complete, /proxy/info dist_opt 1"
+else
+  not_ok "proxy dp2 --use-distributed-optimizer: rc=$rc info '$dopt'"
+  tail -5 "$TMP/out"
+fi
+
 for bad in "--tp 3" "--pp 3" "--layers 6 --chunks 2 --schedule interleaved" "--model gpt5" \
   "--schedule zb-h2" "--tp 4 --heads 6 --hidden 384" "--chunks 2 --schedule 1f1b" \
-  "--schedule zb-v"; do
+  "--schedule zb-v" "--dp 4 --dp-mode fsdp --use-distributed-optimizer"; do
   # shellcheck disable=SC2086
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
   rc=$?

@@ -1,7 +1,9 @@
 /* Unit tests of proxies/predict_sim.h: with free communication the simulated bubbles are the
  * schedules' closed forms (and the non-compute time splits into idle and exposed parts that
  * add up to the step) (GPipe, 1F1B, interleaved, ZB-H1), hand-computed steps with an
- * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce), the sweep curve's
+ * alpha-beta model (TP all-reduces, a pipeline message, a DDP all-reduce, FSDP gathers of the
+ * embedding and the output layer, FSDP's reduce-scatters per microbatch, the distributed
+ * optimizer's reduce-scatter and gather), the sweep curve's
  * interpolation, extrapolation and group-size scaling, and the errors. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,6 +47,18 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
         .logits_param_bytes = 512,
         .bucket_bytes = 1 << 30,
     };
+}
+
+/* The data-parallel cases: p 1, m microbatches, one layer, logits 30 FLOPs, dp 2 (DDP), overlap
+ * off (every reduction on the critical path). */
+static sp_program_config_t dp2_serial(int m)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_1F1B, 1, m, 1);
+
+    cfg.flops_logits = 30;
+    cfg.dp = 2;
+    cfg.overlap = 0;
+    return cfg;
 }
 
 static double zero_cost(void *arg, int op, uint64_t bytes, int nranks)
@@ -357,6 +371,110 @@ static void test_tied_fsdp_priced(void **state)
     }
 }
 
+/* Only all-gathers cost, one ns per byte. */
+static double allgather_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)nranks;
+    return op == SP_COLL_ALL_GATHER ? (double)bytes : 0.0;
+}
+
+/* FSDP's gathers of the embedding and the output layer as predict prices them: p 1, m 1, one
+ * layer, dp 2, overlap off (every gather on the critical path), all-gathers at 1 ns per byte.
+ * Against the same step without vocabulary parameters (logits_param_bytes 0), the step grows by
+ * the priced module gathers: untied, the embedding's and the output layer's, 2 x 512 B =
+ * 1024 ns; tied on one stage, the one shared weight's, 512 ns (by hand: without them 1024 ns
+ * layer gather + 380 forward and logits + 60 logits backward + 1024 gather + 700 backward =
+ * 3188 ns; untied 4212, tied 3700). */
+static void test_fsdp_ends_priced(void **state)
+{
+    static const struct {
+        int tied;
+        uint64_t logits_bytes;
+        int64_t step_ns;
+    } want[] = {{0, 0, 3188}, {0, 512, 4212}, {1, 0, 3188}, {1, 512, 3700}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = dp2_serial(1);
+        sp_predict_result_t res;
+        cfg.dp_mode = SP_DP_FSDP;
+        cfg.tied_embeddings = want[k].tied;
+        cfg.logits_param_bytes = want[k].logits_bytes;
+        run(&cfg, allgather_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
+/* Only gradient reductions cost (reduce-scatters and all-reduces), one ns per byte. */
+static double reduction_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)nranks;
+    return op == SP_COLL_REDUCE_SCATTER || op == SP_COLL_ALL_REDUCE ? (double)bytes : 0.0;
+}
+
+/* FSDP reduce-scatters after every microbatch's backward (Megatron-FSDP, optim_grads_params);
+ * DDP all-reduces once per step. p 1, one layer, dp 2, untied, overlap off (every reduction on
+ * the critical path), bf16 gradients at 1 ns per byte, gathers free. Compute per microbatch:
+ * F 350 + 30 logits = 380, B 60 logits + 700 = 760; per microbatch FSDP reduce-scatters the
+ * output layer 512 B, the layer 1024 B, the embedding 512 B = 2048 ns.
+ *   FSDP m 1: 380 + 760 + 2048 = 3188; m 2: 2 x (380 + 760 + 2048) = 6376 (once per step,
+ *   as before, would be 4328).
+ *   DDP m 2: 2 x 1140 = 2280 of compute, then one bucket of 2048 B: 4328. */
+static void test_fsdp_rs_per_microbatch_priced(void **state)
+{
+    static const struct {
+        int m, fsdp;
+        int64_t step_ns;
+    } want[] = {{1, 1, 3188}, {2, 1, 6376}, {2, 0, 4328}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = dp2_serial(want[k].m);
+        sp_predict_result_t res;
+        cfg.dp_mode = want[k].fsdp ? SP_DP_FSDP : SP_DP_DDP;
+        run(&cfg, reduction_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
+/* Every collective one ns per byte (p 1, tp 1: only the DP lanes have any). */
+static double coll_ns_per_byte(void *arg, int op, uint64_t bytes, int nranks)
+{
+    (void)arg;
+    (void)op;
+    (void)nranks;
+    return (double)bytes;
+}
+
+/* The distributed optimizer: p 1, one layer, dp 2, untied, m 1, overlap off, bf16 parameters and
+ * gradients at 1 ns per byte. The output layer and the embedding 200 B = 100 elements each, the
+ * layer 512: one bucket of 712 elements, padded to lcm(2, 128) = 128: 768. Compute F 350 + 30,
+ * B 60 + 700 = 1140 ns. With the flag: the gather of 768 x 2 = 1536 B before the forward, the
+ * reduce-scatter of 1536 B after the backward: 1536 + 1140 + 1536 = 4212 ns. DDP without it:
+ * 1140 + the all-reduce of 712 x 2 = 1424 B = 2564 ns. */
+static void test_dist_opt_priced(void **state)
+{
+    static const struct {
+        int dist;
+        int64_t step_ns;
+    } want[] = {{1, 4212}, {0, 2564}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        sp_program_config_t cfg = dp2_serial(1);
+        sp_predict_result_t res;
+        cfg.dist_opt = want[k].dist;
+        cfg.logits_param_bytes = 200;
+        run(&cfg, coll_ns_per_byte, NULL, &res);
+        assert_int_equal(res.step_ns, want[k].step_ns);
+        sp_predict_result_free(&res);
+    }
+}
+
 /* p = 1, tp 1, dp 2, DDP with overlap off, one microbatch, one bucket (1 GiB):
  *   compute: forward 350 + 30, backward 60 + 700 = 1,140 ns
  *   one all-reduce after it of layer 1,024 + output layer 512 + embedding 512 = 2,048 bytes:
@@ -584,6 +702,9 @@ int main(void)
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
         cmocka_unit_test(test_tied_fsdp_priced),
+        cmocka_unit_test(test_fsdp_ends_priced),
+        cmocka_unit_test(test_fsdp_rs_per_microbatch_priced),
+        cmocka_unit_test(test_dist_opt_priced),
         cmocka_unit_test(test_curve_envelope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Unit tests of proxies/program.h: the task program of one pipeline stage checked against counts
  * worked out from the model (FLOPs, TP/DP collectives, pipeline messages), dependency order,
- * send/recv matching across stages, DDP buckets, FSDP gathers, phases and argument checks. */
+ * send/recv matching across stages, DDP buckets (with the distributed optimizer too, in the
+ * grid), FSDP gathers, phases and argument checks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -108,8 +109,24 @@ static void check_deps(const sp_program_config_t *c, const sp_program_t *pr)
             t->ndeps == 0) {
             assert_int_equal(t->coll, SP_COLL_ALL_GATHER); /* W's re-gather: the lane orders it */
         } else if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap)) {
-            /* a collective (other than a prefetched gather) waits for the compute before it */
-            assert_int_equal(t->ndeps, last_compute >= 0);
+            /* a collective (other than a prefetched gather) waits for the compute before it;
+             * the embedding's TP collective also for the FSDP gather of its weight */
+            int extra = 0;
+            /* the step's closing all-reduces wait for the reductions before them too */
+            int closing = t->sched_type == -1 && t->lane != SP_LANE_DP;
+            for (int d = 0; d < t->ndeps; d++) {
+                const sp_task_t *u = &pr->tasks[t->deps[d]];
+                if (closing && d > 0) {
+                    assert_true(u->kind == SP_TASK_COLL && u->lane != SP_LANE_COMPUTE);
+                    extra++;
+                } else if (u->lane == SP_LANE_DP_GATHER && t->lane == SP_LANE_TP) {
+                    assert_int_equal(u->layer, -1);
+                    assert_int_equal(t->layer, -1);
+                    assert_int_equal(t->chunk, u->chunk);
+                    extra++;
+                }
+            }
+            assert_int_equal(t->ndeps - extra, last_compute >= 0);
             assert_true(last_compute < 0 || t->deps[0] == last_compute);
         }
         if (t->kind == SP_TASK_COMPUTE) {
@@ -218,12 +235,10 @@ static void test_grid(void **state)
         int tp, sp;
     } tpv[] = {{1, 0}, {2, 0}, {2, 1}, {4, 0}, {4, 1}};
     static const struct {
-        int dp, mode, overlap;
-    } dpv[] = {{1, SP_DP_DDP, 1},
-               {2, SP_DP_DDP, 1},
-               {2, SP_DP_DDP, 0},
-               {2, SP_DP_FSDP, 1},
-               {2, SP_DP_FSDP, 0}};
+        int dp, mode, overlap, dist; /* dist: --use-distributed-optimizer */
+    } dpv[] = {{1, SP_DP_DDP, 1, 0},  {2, SP_DP_DDP, 1, 0},  {2, SP_DP_DDP, 0, 0},
+               {2, SP_DP_FSDP, 1, 0}, {2, SP_DP_FSDP, 0, 0}, {2, SP_DP_DDP, 1, 1},
+               {2, SP_DP_DDP, 0, 1}};
     size_t built = 0;
 
     (void)state;
@@ -235,7 +250,7 @@ static void test_grid(void **state)
                     continue;
                 }
                 for (size_t ti = 0; ti < 5; ti++) {
-                    for (size_t di = 0; di < 5; di++) {
+                    for (size_t di = 0; di < sizeof(dpv) / sizeof(dpv[0]); di++) {
                         for (int stage = 0; stage < p; stage++) {
                             sp_program_config_t c = cfg_make(kind, p, m, kind_v(kind, m), stage);
                             sp_program_t pr;
@@ -244,8 +259,12 @@ static void test_grid(void **state)
                             c.dp = dpv[di].dp;
                             c.dp_mode = dpv[di].mode;
                             c.overlap = dpv[di].overlap;
+                            c.dist_opt = dpv[di].dist;
                             c.layers_per_chunk = 1 + (m + stage) % 3;
                             c.flops_per_ns = 0.7; /* durations need rounding */
+                            /* the vocabulary's parameters (FSDP gathers them), tied or not */
+                            c.logits_param_bytes = m % 2 ? 512 : 0;
+                            c.tied_embeddings = (m / 2) % 2;
                             build(&c, &pr);
                             check_deps(&c, &pr);
                             check_flops(&c, &pr);
@@ -530,6 +549,7 @@ static void test_ddp_big_bucket(void **state)
 static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
 {
     int32_t gather = -1, rs = -1, compute = -1;
+    size_t per_mb[16] = {0}, total = 0;
 
     for (size_t i = 0; i < pr->n; i++) {
         const sp_task_t *t = &pr->tasks[i];
@@ -553,10 +573,16 @@ static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
             gather = (int32_t)i;
         } else if (t->lane == SP_LANE_DP) {
             assert_int_equal(t->count * FLOAT_BYTES, 1024);
-            assert_int_equal(t->microbatch, m - 1);
+            assert_true(t->microbatch >= 0 && t->microbatch < m && m <= 16);
+            assert_int_not_equal(t->sched_type, SP_SCHED_OP_F); /* after a gradient op */
             assert_true(t->layer >= 0);
+            per_mb[t->microbatch]++;
+            total++;
             rs = (int32_t)i;
         }
+    }
+    for (int mb = 0; mb < m; mb++) { /* every microbatch reduces as many as the others */
+        assert_int_equal(per_mb[mb] * (size_t)m, total);
     }
 }
 
@@ -564,9 +590,10 @@ static void test_fsdp(void **state)
 {
     (void)state;
     for (size_t k = 0; k < N_SHAPES; k++) {
-        /* a gather per layer in every F and B (not W); a reduce-scatter per layer and chunk */
+        /* a gather per layer in every F and B (not W); a reduce-scatter per layer, chunk and
+         * microbatch (Megatron-FSDP reduces after every backward) */
         size_t gathers = (size_t)(2 * shapes[k].m * shapes[k].v * 3),
-               rs = (size_t)(3 * shapes[k].v);
+               rs = (size_t)(3 * shapes[k].v * shapes[k].m);
         for (int stage = 0; stage < shapes[k].p; stage++) {
             for (int overlap = 0; overlap <= 1; overlap++) {
                 sp_program_config_t c = dp_cfg(k, stage, SP_DP_FSDP, overlap);
