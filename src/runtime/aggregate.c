@@ -185,7 +185,8 @@ static void produce_chunked(const sp_tl_source_t *src, const request_t *req, buf
     int ends = whole < max_chunks(batch); /* room for the tail too */
     int partial = ends && req->final && rest > 0;
     uint64_t planned = (ends ? whole : max_chunks(batch)) + (uint64_t)partial;
-    uint64_t made = produce_chunks(src, req, b, planned, partial ? (size_t)rest : SP_TL_CHUNK_EVENTS);
+    uint64_t made =
+        produce_chunks(src, req, b, planned, partial ? (size_t)rest : SP_TL_CHUNK_EVENTS);
     uint64_t nraw = 0;
 
     hdr->nchunks = made;

@@ -18,14 +18,16 @@ for cfg in "2 5 20000" "3 7 3000"; do
     timeout 120 mpirun -np "$1" --oversubscribe "$build/bench/bench_aggregate" "$2" "$3" \
       "$TMP/$w-$2.h5" "$w" 1 >"$TMP/$w-$2.txt" 2>&1 </dev/null
     rc=$?
-    [ "$rc" -eq 0 ] && ok "$w, $2 x $3: aggregated" || { not_ok "$w: rc=$rc"; cat "$TMP/$w-$2.txt"; }
+    [ "$rc" -eq 0 ] && ok "$w, $2 x $3: aggregated" ||
+      { not_ok "$w: rc=$rc"; cat "$TMP/$w-$2.txt"; }
   done
   total=$(( ($2 * $3 + 8191) / 8192 ))
-  grep -q "^shuffle-deflate1: $total of $total chunks compressed by the producing ranks, 0 through" \
+  by="chunks compressed by the producing ranks"
+  grep -q "^shuffle-deflate1: $total of $total $by, 0 through rank 0's HDF5 filter" \
     "$TMP/shuffle-deflate1-$2.txt" &&
     ok "$2 x $3: producers compressed all $total chunks, rank 0's filter none" ||
     not_ok "$2 x $3, rank 0 compressed some: $(grep chunks "$TMP/shuffle-deflate1-$2.txt")"
-  grep -q "^shuffle-deflate1-rank0: 0 of $total chunks compressed by the producing ranks, $total" \
+  grep -q "^shuffle-deflate1-rank0: 0 of $total $by, $total through rank 0's HDF5 filter" \
     "$TMP/shuffle-deflate1-rank0-$2.txt" &&
     ok "$2 x $3, rank-0 filter: all $total chunks through it, none from the producers" ||
     not_ok "rank-0 filter: $(grep chunks "$TMP/shuffle-deflate1-rank0-$2.txt")"
@@ -53,7 +55,8 @@ for w, nv, total in [(w, nv, total) for nv, total in ((5, 100000), (7, 21000))
 print("equal")
 PY
 )
-[ "$out" = equal ] && ok "h5py: all compressed files hold the uncompressed runs' events, field by field" ||
+[ "$out" = equal ] &&
+  ok "h5py: all compressed files hold the uncompressed runs' events, field by field" ||
   not_ok "h5py: $out"
 # h5dump (no plugins) through the last, partial chunk: every odd event of the synthetic timeline
 # is an all_reduce, so 50000 of the 100000 events print that op
