@@ -11,6 +11,7 @@
  * between rank 0 and one owner, in the same request/answer order, so no process ever waits for
  * any process but rank 0. */
 #include "aggregate.h"
+#include "aggregate_ahead.h"
 #include "aggregate_chunk.h"
 
 #include <stdlib.h>
@@ -56,6 +57,7 @@ typedef struct {
     size_t req_bytes;
     sp_event_rec_t *ev;
     unsigned char *shuffled;
+    sp_tl_ahead_t *ahead; /* an owner's chunks made ahead (aggregate_ahead.h), or NULL */
 } bufs_t;
 
 static sp_event_rec_t *pending_rows(const request_t *req)
@@ -155,9 +157,14 @@ static uint64_t produce_chunks(const sp_tl_source_t *src, const request_t *req, 
 
     for (; c < nmax; c++) {
         size_t rows = c + 1 == nmax ? last_rows : SP_TL_CHUNK_EVENTS;
-        size_t z = fill_chunk(src, req, c, rows, b->ev)
-                       ? sp_tl_chunk_compress(b->ev, b->shuffled, out, sp_tl_chunk_bound())
-                       : 0;
+        size_t z = 0;
+        if (b->ahead != NULL && rows == SP_TL_CHUNK_EVENTS && (c > 0 || req->npend == 0)) {
+            z = sp_tl_ahead_take(b->ahead, req->vrank, req->from + c * CHUNK - req->npend, out,
+                                 sp_tl_chunk_bound());
+        }
+        if (z == 0 && fill_chunk(src, req, c, rows, b->ev)) {
+            z = sp_tl_chunk_compress(b->ev, b->shuffled, out, sp_tl_chunk_bound());
+        }
         if (z == 0) {
             break;
         }
@@ -223,6 +230,20 @@ static void produce(const sp_tl_source_t *src, const request_t *req, bufs_t *b, 
     }
 }
 
+/* An owner waits for req while making chunks ahead, then without a core. */
+static void wait_ahead(MPI_Request *req, sp_tl_ahead_t *ahead, long max_nap_ns)
+{
+    int done = 0;
+
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    while (!done && ahead != NULL && sp_tl_ahead_step(ahead)) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    }
+    if (!done) {
+        sp_aggregate_wait(req, max_nap_ns);
+    }
+}
+
 /* The owner's side: answer requests until rank 0 says stop. A request arrives only after rank 0
  * received the previous batch, so one buffer serves. `last` is the highest virtual rank this
  * process owns (-1: none): once it is sent, only the stop remains, which may wait longer. */
@@ -234,7 +255,7 @@ static void serve(MPI_Comm comm, const sp_tl_source_t *src, bufs_t *b, size_t ba
         MPI_Request mreq;
         const header_t *hdr = b->msg;
         MPI_Irecv(b->req, (int)b->req_bytes, MPI_BYTE, 0, TAG_REQ, comm, &mreq);
-        sp_aggregate_wait(&mreq, finished ? 20000000 : 1000000);
+        wait_ahead(&mreq, b->ahead, finished ? 20000000 : 1000000);
         if (b->req->vrank < 0) {
             return;
         }
@@ -242,7 +263,7 @@ static void serve(MPI_Comm comm, const sp_tl_source_t *src, bufs_t *b, size_t ba
         finished = b->req->vrank == last && (hdr->n == 0 || b->req->from + hdr->n >= hdr->count);
         /* rank 0 takes it (its receive is posted) while this process waits without a core */
         MPI_Isend(b->msg, (int)msg_bytes(hdr), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
-        sp_aggregate_wait(&mreq, 1000000);
+        wait_ahead(&mreq, b->ahead, 1000000);
     }
 }
 
@@ -449,11 +470,31 @@ static int bufs_alloc(bufs_t b[2], int rank, size_t batch)
 
 static void bufs_free(bufs_t b[2])
 {
+    sp_tl_ahead_free(b[0].ahead);
     free(b[0].shuffled);
     free(b[0].ev);
     free(b[0].req);
     free(b[1].msg);
     free(b[0].msg);
+}
+
+/* Collective, when every batch is compressed chunks: every vrank's count to every process
+ * (counts: nvranks zeros on entry), and on the owners other than rank 0 the chunks ahead. */
+static void start_ahead(MPI_Comm comm, const sp_tl_source_t *src, uint64_t *counts, int nvranks,
+                        bufs_t *b)
+{
+    int rank;
+    int nprocs;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    for (int v = rank; v < nvranks; v += nprocs) {
+        counts[v] = src->count(src->arg, v);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, counts, nvranks, MPI_UINT64_T, MPI_SUM, comm);
+    if (rank != 0) {
+        b->ahead = sp_tl_ahead_new(src, counts, nvranks, rank, nprocs);
+    }
 }
 
 sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
@@ -465,17 +506,25 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
     MPI_Request req;
     int rank;
     int nprocs;
-    int ok;
-    int all_ok = 0;
+    int agreed[2]; /* every buffer allocated; minus "batches are compressed chunks" */
     sp_status_t status = SP_OK;
     uint64_t t0 = sp_time_ns();
+    uint64_t *counts = calloc(nvranks > 0 ? (size_t)nvranks : 1, sizeof(*counts));
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    ok = bufs_alloc(b, rank, batch);
+    agreed[0] = bufs_alloc(b, rank, batch) && counts != NULL;
+    agreed[1] = rank == 0 && res != NULL && sp_result_timeline_precompressed(res) &&
+                        b[0].ev != NULL
+                    ? -1
+                    : 0;
     memset(&stats, 0, sizeof(stats));
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
+    MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, comm);
+    if (agreed[0] && agreed[1] < 0 && nvranks > 0) {
+        start_ahead(comm, src, counts, nvranks, &b[0]);
+    }
+    free(counts);
+    if (!agreed[0]) {
         bufs_free(b);
         return SP_ERR_NOMEM;
     }
