@@ -151,6 +151,10 @@ static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
                w->name, (unsigned long long)stats.chunks,
                (unsigned long long)((stats.events + SP_TL_CHUNK_EVENTS - 1) / SP_TL_CHUNK_EVENTS),
                (unsigned long long)stats.rank0_chunks);
+        if (w->producers) {
+            printf("%s: %llu chunks compressed by their owners before rank 0 asked\n", w->name,
+                   (unsigned long long)stats.ahead_chunks);
+        }
         *size_p = file_size(path);
     }
     return t;

@@ -509,6 +509,7 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
     int agreed[2]; /* every buffer allocated; minus "batches are compressed chunks" */
     sp_status_t status = SP_OK;
     uint64_t t0 = sp_time_ns();
+    uint64_t ahead;
     uint64_t *counts = calloc(nvranks > 0 ? (size_t)nvranks : 1, sizeof(*counts));
 
     MPI_Comm_rank(comm, &rank);
@@ -553,7 +554,14 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
             *stats_p = stats;
         }
     }
+    ahead = sp_tl_ahead_taken(b[0].ahead);
     bufs_free(b);
+    /* how many chunks were made ahead: every process is here once rank 0 has sent the stops */
+    MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : &ahead, &ahead, 1, MPI_UINT64_T, MPI_SUM, 0, comm, &req);
+    sp_aggregate_wait(&req, 1000000);
+    if (rank == 0 && stats_p != NULL) {
+        stats_p->ahead_chunks = ahead;
+    }
     /* the others wait for rank 0's flush without a core */
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     sp_aggregate_wait(&req, 1000000);

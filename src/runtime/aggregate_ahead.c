@@ -32,6 +32,7 @@ struct sp_tl_ahead {
     slot_t slots[SP_TL_AHEAD_CHUNKS];
     size_t head;
     size_t n;
+    uint64_t taken;
     sp_event_rec_t *ev;
     unsigned char *shuffled;
     unsigned char *out;
@@ -136,6 +137,7 @@ size_t sp_tl_ahead_take(sp_tl_ahead_t *a, int64_t vrank, uint64_t from, unsigned
         z = a->slots[a->head].size;
         memcpy(out, a->slots[a->head].data, z);
         pop(a);
+        a->taken++;
     }
     /* the cursor moves past this chunk: what is asked for is never made again */
     while (a->j < a->nowned &&
@@ -144,6 +146,11 @@ size_t sp_tl_ahead_take(sp_tl_ahead_t *a, int64_t vrank, uint64_t from, unsigned
         normalize(a);
     }
     return z;
+}
+
+uint64_t sp_tl_ahead_taken(const sp_tl_ahead_t *a)
+{
+    return a != NULL ? a->taken : 0;
 }
 
 void sp_tl_ahead_free(sp_tl_ahead_t *a)

@@ -32,6 +32,9 @@ int sp_tl_ahead_step(sp_tl_ahead_t *a);
 size_t sp_tl_ahead_take(sp_tl_ahead_t *a, int64_t vrank, uint64_t from, unsigned char *out,
                         size_t cap);
 
+/* Chunks sp_tl_ahead_take found made ahead so far (0 for NULL). */
+uint64_t sp_tl_ahead_taken(const sp_tl_ahead_t *a);
+
 void sp_tl_ahead_free(sp_tl_ahead_t *a);
 
 #endif
