@@ -2,7 +2,8 @@
 # /timeline/events compressed on the producing ranks (src/runtime/aggregate_chunk.c): the same
 # deterministic synthetic timeline aggregated uncompressed, with the producers compressing every
 # chunk (H5Dwrite_chunk on rank 0), the ones spanning rank boundaries and the table's last, partial
-# one included, and with rank 0 running the filter; h5py reads the same values from all three,
+# one included (interior ones made ahead by their owners, aggregate_ahead.c), and with rank 0
+# running the filter; h5py reads the same values from all three,
 # h5dump reads the file without plugins, and no chunk went through rank 0's filter.
 source "$(dirname "$0")/lib.sh"
 build=${SCALEPROBE_BUILD_DIR:?}
@@ -27,6 +28,13 @@ for cfg in "2 5 20000" "3 7 3000"; do
     "$TMP/shuffle-deflate1-$2.txt" &&
     ok "$2 x $3: producers compressed all $total chunks, rank 0's filter none" ||
     not_ok "$2 x $3, rank 0 compressed some: $(grep chunks "$TMP/shuffle-deflate1-$2.txt")"
+  # how many their owners made before rank 0 asked depends on timing (aggregate_ahead.c); the
+  # values are checked below whichever way each chunk came
+  ahead=$(sed -n 's/^shuffle-deflate1: \([0-9]*\) chunks compressed by their owners before.*/\1/p' \
+    "$TMP/shuffle-deflate1-$2.txt")
+  [ -n "$ahead" ] && [ "$ahead" -le "$total" ] &&
+    ok "$2 x $3: $ahead of $total chunks made ahead by their owners" ||
+    not_ok "$2 x $3: made-ahead count '$ahead'"
   grep -q "^shuffle-deflate1-rank0: 0 of $total $by, $total through rank 0's HDF5 filter" \
     "$TMP/shuffle-deflate1-rank0-$2.txt" &&
     ok "$2 x $3, rank-0 filter: all $total chunks through it, none from the producers" ||
