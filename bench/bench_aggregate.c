@@ -146,9 +146,15 @@ static double run_once(const char *path, int nvranks, const sp_tl_source_t *src,
             t = (double)(sp_time_ns() - t0) * 1e-9;
         }
         sp_result_close(res, status == SP_OK ? "complete" : "failed");
-        printf("%s: %llu of %llu chunks compressed by the producing ranks\n", w->name,
-               (unsigned long long)stats.chunks,
-               (unsigned long long)((stats.events + SP_TL_CHUNK_EVENTS - 1) / SP_TL_CHUNK_EVENTS));
+        printf("%s: %llu of %llu chunks compressed by the producing ranks, %llu through rank 0's "
+               "HDF5 filter pipeline\n",
+               w->name, (unsigned long long)stats.chunks,
+               (unsigned long long)((stats.events + SP_TL_CHUNK_EVENTS - 1) / SP_TL_CHUNK_EVENTS),
+               (unsigned long long)stats.rank0_chunks);
+        if (w->producers) {
+            printf("%s: %llu chunks compressed by their owners before rank 0 asked\n", w->name,
+                   (unsigned long long)stats.ahead_chunks);
+        }
         *size_p = file_size(path);
     }
     return t;

@@ -1,7 +1,17 @@
 /* Pull-based aggregation: rank 0 requests (vrank, from) and the owner answers with at most one
  * batch, so no process ever has more than one batch in flight towards rank 0 and MPI's
- * unexpected-message queue cannot grow with the number of ranks. */
+ * unexpected-message queue cannot grow with the number of ranks.
+ *
+ * With producer compression (aggregate_chunk.h) rank 0 keeps the rows of the table's last,
+ * partial chunk ("pending", fewer than a chunk) and sends them with its next request; the owner
+ * puts them ahead of its own events, so its chunks start at chunk boundaries and it compresses
+ * the chunk it shares with the previous ranks too. Its rows after its last whole chunk come back
+ * uncompressed and become the pending rows; the owner of the last virtual rank compresses the
+ * table's last, partial chunk. Rank 0 only copies rows and stores chunks; every message is still
+ * between rank 0 and one owner, in the same request/answer order, so no process ever waits for
+ * any process but rank 0. */
 #include "aggregate.h"
+#include "aggregate_ahead.h"
 #include "aggregate_chunk.h"
 
 #include <stdlib.h>
@@ -15,34 +25,44 @@
 
 #define TAG_REQ 7201
 #define TAG_BATCH 7202
+#define CHUNK ((uint64_t)SP_TL_CHUNK_EVENTS)
 
+/* A request; npend events follow it (only when chunked): the table's pending rows. */
 typedef struct {
     int64_t vrank; /* < 0: no more requests */
     uint64_t from;
-    uint64_t row;     /* where event `from` goes in /timeline/events */
-    uint64_t chunked; /* 1: send whole chunks that start at a chunk boundary compressed */
+    uint64_t row;     /* where event `from` goes in /timeline/events (rank 0's bookkeeping) */
+    uint64_t chunked; /* 1: compress whole chunks, the first starting with the pending rows */
+    uint64_t npend;   /* pending rows after this header, fewer than CHUNK */
+    uint64_t final;   /* 1: the last virtual rank: its batch that ends it ends the table */
 } request_t;
 
-/* One message: this header, then either n events (nchunks = 0) or nchunks sizes (uint64_t) and
- * the compressed chunks back to back, together n = nchunks * SP_TL_CHUNK_EVENTS events. */
+/* One message: this header, nchunks sizes (uint64_t), the compressed chunks back to back, then
+ * at the next multiple of 8 bytes nraw events (the vrank's own, uncompressed). */
 typedef struct {
     uint64_t count;
     uint64_t dropped;
-    uint64_t n; /* events in this batch */
-    uint64_t nchunks;
+    uint64_t n;         /* the vrank's own events in this batch, from the request's `from` */
+    uint64_t nchunks;   /* the first holds the request's pending rows, if any */
+    uint64_t last_rows; /* events in the last chunk: CHUNK except at the end of the table */
+    uint64_t nraw;
 } header_t;
 
-/* A process's buffers: the message, and for compressed chunks the events of one chunk and
+/* A process's buffers: the message; the request (with room for pending rows when chunked; on
+ * rank 0 it holds the table's pending rows); for compressed chunks the events of one chunk and
  * their shuffled bytes (NULL when batches are smaller than a chunk: then nothing is chunked). */
 typedef struct {
     void *msg;
+    request_t *req;
+    size_t req_bytes;
     sp_event_rec_t *ev;
     unsigned char *shuffled;
+    sp_tl_ahead_t *ahead; /* an owner's chunks made ahead (aggregate_ahead.h), or NULL */
 } bufs_t;
 
-static sp_event_rec_t *batch_events(void *msg)
+static sp_event_rec_t *pending_rows(const request_t *req)
 {
-    return (sp_event_rec_t *)((char *)msg + sizeof(header_t));
+    return (sp_event_rec_t *)(void *)(req + 1);
 }
 
 /* Whole chunks one message may carry: 0 when a batch is smaller than a chunk. */
@@ -51,25 +71,37 @@ static size_t max_chunks(size_t batch)
     return batch / SP_TL_CHUNK_EVENTS;
 }
 
+/* Room for a batch: n raw events, or up to max_chunks chunks (the last may stand for an
+ * uncompressed tail of fewer than CHUNK events, which takes less than a chunk's bound). */
 static size_t batch_bytes(size_t n)
 {
     size_t raw = sizeof(header_t) + n * sizeof(sp_event_rec_t);
-    size_t chunked = sizeof(header_t) + max_chunks(n) * (sizeof(uint64_t) + sp_tl_chunk_bound());
+    size_t chunked =
+        sizeof(header_t) + max_chunks(n) * (sizeof(uint64_t) + sp_tl_chunk_bound()) + 8;
     return raw > chunked ? raw : chunked;
+}
+
+/* Where a message's raw events start: after its chunks, at a multiple of 8 bytes. */
+static size_t raw_offset(const void *msg)
+{
+    const header_t *hdr = msg;
+    const uint64_t *sizes = (const uint64_t *)(hdr + 1);
+    size_t bytes = sizeof(header_t) + hdr->nchunks * sizeof(uint64_t);
+
+    for (uint64_t c = 0; c < hdr->nchunks; c++) {
+        bytes += sizes[c];
+    }
+    return (bytes + 7) & ~(size_t)7;
+}
+
+static sp_event_rec_t *raw_events(const void *msg)
+{
+    return (sp_event_rec_t *)(void *)((char *)(uintptr_t)msg + raw_offset(msg));
 }
 
 static size_t msg_bytes(const header_t *hdr)
 {
-    const uint64_t *sizes = (const uint64_t *)(hdr + 1);
-    size_t bytes = sizeof(header_t) + hdr->nchunks * sizeof(uint64_t);
-
-    if (hdr->nchunks == 0) {
-        return sizeof(header_t) + hdr->n * sizeof(sp_event_rec_t);
-    }
-    for (uint64_t c = 0; c < hdr->nchunks; c++) {
-        bytes += sizes[c];
-    }
-    return bytes;
+    return raw_offset(hdr) + hdr->nraw * sizeof(sp_event_rec_t);
 }
 
 void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
@@ -91,10 +123,32 @@ void sp_aggregate_wait(MPI_Request *req, long max_nap_ns)
     }
 }
 
-/* Up to nmax whole chunks of req's vrank from req->from, compressed into b->msg after the
- * header; the number made (0 when the first fails to compress: it is then sent as events). */
+/* Chunk c of the stream "req's pending rows, then req's vrank's own events from req->from":
+ * its first `rows` events into ev, the rest zeroed (beyond the table's end they are never read).
+ * 0 when the source gave fewer events. */
+static int fill_chunk(const sp_tl_source_t *src, const request_t *req, uint64_t c, size_t rows,
+                      sp_event_rec_t *ev)
+{
+    size_t have = 0;
+    uint64_t own = req->from + c * CHUNK - req->npend;
+
+    if (c == 0) {
+        memcpy(ev, pending_rows(req), (size_t)req->npend * sizeof(*ev));
+        have = (size_t)req->npend;
+        own = req->from;
+    }
+    if (rows > have &&
+        src->produce(src->arg, (int)req->vrank, own, ev + have, rows - have) != rows - have) {
+        return 0;
+    }
+    memset(ev + rows, 0, (SP_TL_CHUNK_EVENTS - rows) * sizeof(*ev));
+    return 1;
+}
+
+/* The first nmax chunks of req's stream (the last with last_rows events), compressed into b->msg
+ * after the header; the number made (fewer when one fails to compress). */
 static uint64_t produce_chunks(const sp_tl_source_t *src, const request_t *req, bufs_t *b,
-                               uint64_t nmax)
+                               uint64_t nmax, size_t last_rows)
 {
     header_t *hdr = b->msg;
     uint64_t *sizes = (uint64_t *)(hdr + 1);
@@ -102,11 +156,15 @@ static uint64_t produce_chunks(const sp_tl_source_t *src, const request_t *req, 
     uint64_t c = 0;
 
     for (; c < nmax; c++) {
-        uint64_t from = req->from + c * SP_TL_CHUNK_EVENTS;
-        size_t got = src->produce(src->arg, (int)req->vrank, from, b->ev, SP_TL_CHUNK_EVENTS);
-        size_t z = got == SP_TL_CHUNK_EVENTS
-                       ? sp_tl_chunk_compress(b->ev, b->shuffled, out, sp_tl_chunk_bound())
-                       : 0;
+        size_t rows = c + 1 == nmax ? last_rows : SP_TL_CHUNK_EVENTS;
+        size_t z = 0;
+        if (b->ahead != NULL && rows == SP_TL_CHUNK_EVENTS && (c > 0 || req->npend == 0)) {
+            z = sp_tl_ahead_take(b->ahead, req->vrank, req->from + c * CHUNK - req->npend, out,
+                                 sp_tl_chunk_bound());
+        }
+        if (z == 0 && fill_chunk(src, req, c, rows, b->ev)) {
+            z = sp_tl_chunk_compress(b->ev, b->shuffled, out, sp_tl_chunk_bound());
+        }
         if (z == 0) {
             break;
         }
@@ -121,35 +179,68 @@ static uint64_t produce_chunks(const sp_tl_source_t *src, const request_t *req, 
     return c;
 }
 
-/* The batch of req's vrank from req->from into b->msg. For a chunked request: events up to the
- * next chunk boundary (they share a chunk with the previous rank's, so rank 0 writes them
- * through the filter), then whole chunks compressed, then the last partial chunk as events. */
+/* A chunked batch: as many whole chunks of req's stream as a message holds; when that reaches
+ * the vrank's end, its remaining own events uncompressed, or for the table's last vrank one
+ * last partial chunk compressed. When no chunk compresses, own events as they are. */
+static void produce_chunked(const sp_tl_source_t *src, const request_t *req, bufs_t *b,
+                            size_t batch)
+{
+    header_t *hdr = b->msg;
+    uint64_t left = hdr->count > req->from ? hdr->count - req->from : 0;
+    uint64_t whole = (req->npend + left) / CHUNK;
+    uint64_t rest = (req->npend + left) % CHUNK;
+    int ends = whole < max_chunks(batch); /* room for the tail too */
+    int partial = ends && req->final && rest > 0;
+    uint64_t planned = (ends ? whole : max_chunks(batch)) + (uint64_t)partial;
+    uint64_t made =
+        produce_chunks(src, req, b, planned, partial ? (size_t)rest : SP_TL_CHUNK_EVENTS);
+    uint64_t nraw = 0;
+
+    hdr->nchunks = made;
+    hdr->last_rows = made == planned && partial ? rest : CHUNK;
+    hdr->n = made > 0 ? (made - 1) * CHUNK + hdr->last_rows - req->npend : 0;
+    if (made == planned && ends && !partial) {
+        nraw = made > 0 ? rest : left; /* with no chunk, the pending rows stay on rank 0 */
+    } else if (made == 0 && planned > 0) {
+        nraw = left < batch ? left : batch;
+    }
+    if (nraw > 0) {
+        hdr->nraw = src->produce(src->arg, (int)req->vrank, req->from + hdr->n, raw_events(hdr),
+                                 (size_t)nraw);
+        hdr->n += hdr->nraw;
+    }
+}
+
+/* The batch of req's vrank from req->from into b->msg. */
 static void produce(const sp_tl_source_t *src, const request_t *req, bufs_t *b, size_t batch)
 {
     header_t *hdr = b->msg;
-    uint64_t left;
-    uint64_t head = (SP_TL_CHUNK_EVENTS - req->row % SP_TL_CHUNK_EVENTS) % SP_TL_CHUNK_EVENTS;
-    size_t n = batch;
 
     hdr->count = src->count(src->arg, (int)req->vrank);
     hdr->dropped = src->dropped(src->arg, (int)req->vrank);
     hdr->n = 0;
     hdr->nchunks = 0;
-    if (req->from >= hdr->count) {
-        return;
+    hdr->last_rows = CHUNK;
+    hdr->nraw = 0;
+    if (req->chunked && b->ev != NULL) {
+        produce_chunked(src, req, b, batch);
+    } else if (req->from < hdr->count) {
+        hdr->n = src->produce(src->arg, (int)req->vrank, req->from, raw_events(hdr), batch);
+        hdr->nraw = hdr->n;
     }
-    left = hdr->count - req->from;
-    if (req->chunked && b->ev != NULL && head == 0 && left >= SP_TL_CHUNK_EVENTS) {
-        uint64_t whole = left / SP_TL_CHUNK_EVENTS;
-        hdr->nchunks = produce_chunks(src, req, b, whole < max_chunks(batch) ? whole
-                                                                             : max_chunks(batch));
-        hdr->n = hdr->nchunks * SP_TL_CHUNK_EVENTS;
+}
+
+/* An owner waits for req while making chunks ahead, then without a core. */
+static void wait_ahead(MPI_Request *req, sp_tl_ahead_t *ahead, long max_nap_ns)
+{
+    int done = 0;
+
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    while (!done && ahead != NULL && sp_tl_ahead_step(ahead)) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
     }
-    if (hdr->nchunks == 0) {
-        if (req->chunked && head > 0 && head < n) {
-            n = (size_t)head;
-        }
-        hdr->n = src->produce(src->arg, (int)req->vrank, req->from, batch_events(b->msg), n);
+    if (!done) {
+        sp_aggregate_wait(req, max_nap_ns);
     }
 }
 
@@ -161,64 +252,135 @@ static void serve(MPI_Comm comm, const sp_tl_source_t *src, bufs_t *b, size_t ba
     int finished = last < 0;
 
     for (;;) {
-        request_t req;
         MPI_Request mreq;
         const header_t *hdr = b->msg;
-        MPI_Irecv(&req, (int)sizeof(req), MPI_BYTE, 0, TAG_REQ, comm, &mreq);
-        sp_aggregate_wait(&mreq, finished ? 20000000 : 1000000);
-        if (req.vrank < 0) {
+        MPI_Irecv(b->req, (int)b->req_bytes, MPI_BYTE, 0, TAG_REQ, comm, &mreq);
+        wait_ahead(&mreq, b->ahead, finished ? 20000000 : 1000000);
+        if (b->req->vrank < 0) {
             return;
         }
-        produce(src, &req, b, batch);
-        finished = req.vrank == last && (hdr->n == 0 || req.from + hdr->n >= hdr->count);
+        produce(src, b->req, b, batch);
+        finished = b->req->vrank == last && (hdr->n == 0 || b->req->from + hdr->n >= hdr->count);
         /* rank 0 takes it (its receive is posted) while this process waits without a core */
         MPI_Isend(b->msg, (int)msg_bytes(hdr), MPI_BYTE, 0, TAG_BATCH, comm, &mreq);
-        sp_aggregate_wait(&mreq, 1000000);
+        wait_ahead(&mreq, b->ahead, 1000000);
     }
 }
 
 typedef struct {
-    request_t ask;   /* vrank, from, row, chunked */
-    MPI_Request req; /* the posted receive, MPI_REQUEST_NULL when rank 0 makes it */
+    request_t ask;    /* vrank, from, row, chunked, npend, final */
+    MPI_Request recv; /* the posted receive, MPI_REQUEST_NULL when rank 0 makes it */
+    MPI_Request send; /* the request (with the pending rows) on its way */
 } cursor_t;
 
-/* Rank 0 asks the owner of cur for its batch and posts the receive into msg. */
-static void ask(MPI_Comm comm, int nprocs, cursor_t *cur, void *msg, size_t batch)
+/* Rank 0 asks the owner of cur for its batch, sending the pending rows (pend, whose header
+ * becomes cur's request), and posts the receive into msg. */
+static void ask(MPI_Comm comm, int nprocs, cursor_t *cur, request_t *pend, void *msg,
+                size_t batch)
 {
     int owner = (int)(cur->ask.vrank % nprocs);
 
-    cur->req = MPI_REQUEST_NULL;
+    cur->ask.npend = pend->npend;
+    *pend = cur->ask;
+    cur->recv = cur->send = MPI_REQUEST_NULL;
     if (owner != 0) {
-        MPI_Irecv(msg, (int)batch_bytes(batch), MPI_BYTE, owner, TAG_BATCH, comm, &cur->req);
-        MPI_Send(&cur->ask, (int)sizeof(cur->ask), MPI_BYTE, owner, TAG_REQ, comm);
+        MPI_Irecv(msg, (int)batch_bytes(batch), MPI_BYTE, owner, TAG_BATCH, comm, &cur->recv);
+        MPI_Isend(pend, (int)(sizeof(*pend) + pend->npend * sizeof(sp_event_rec_t)), MPI_BYTE,
+                  owner, TAG_REQ, comm, &cur->send);
     }
 }
 
 /* Rank 0 completes the batch of cur into b->msg: received, or made here. */
-static void take(cursor_t *cur, const sp_tl_source_t *src, bufs_t *b, size_t batch)
+static void take(cursor_t *cur, const sp_tl_source_t *src, const request_t *pend, bufs_t *b,
+                 size_t batch)
 {
-    if (cur->req == MPI_REQUEST_NULL) {
-        produce(src, &cur->ask, b, batch);
+    if (cur->recv == MPI_REQUEST_NULL) {
+        produce(src, pend, b, batch);
     } else {
-        MPI_Wait(&cur->req, MPI_STATUS_IGNORE);
+        MPI_Wait(&cur->send, MPI_STATUS_IGNORE);
+        MPI_Wait(&cur->recv, MPI_STATUS_IGNORE);
     }
 }
 
-/* Rank 0 stores one batch: compressed chunks as they are, events through the filter. */
-static sp_status_t store(sp_result_t *res, const void *msg)
+/* Rank 0 stores a message's compressed chunks as they are. */
+static sp_status_t store_chunks(sp_result_t *res, const void *msg, sp_aggregate_stats_t *stats)
 {
     const header_t *hdr = msg;
     const uint64_t *sizes = (const uint64_t *)(hdr + 1);
     const unsigned char *data = (const unsigned char *)(sizes + hdr->nchunks);
     sp_status_t status = SP_OK;
 
-    if (hdr->nchunks == 0) {
-        return hdr->n > 0 ? sp_result_timeline_append(res, batch_events((void *)msg), (size_t)hdr->n)
-                          : SP_OK;
-    }
     for (uint64_t c = 0; c < hdr->nchunks && status == SP_OK; c++) {
-        status = sp_result_timeline_write_chunk(res, data, (size_t)sizes[c]);
+        size_t rows = c + 1 == hdr->nchunks ? (size_t)hdr->last_rows : SP_TL_CHUNK_EVENTS;
+        status = sp_result_timeline_write_chunk(res, data, (size_t)sizes[c], rows);
         data += sizes[c];
+    }
+    stats->chunks += hdr->nchunks;
+    return status;
+}
+
+/* Rank 0, chunked: a message's raw events join the pending rows (which its first chunk, if any,
+ * took). A pending chunk that fills is written through HDF5's filter here (only when a producer
+ * could not compress), after the message's chunks, which precede it in the table: *stored_p
+ * says whether they were stored. Writes nothing once status is an error. */
+static sp_status_t absorb(sp_result_t *res, request_t *pend, const void *msg, sp_status_t status,
+                          int *stored_p, sp_aggregate_stats_t *stats)
+{
+    const header_t *hdr = msg;
+    const sp_event_rec_t *raw = raw_events(msg);
+    sp_event_rec_t *rows = pending_rows(pend);
+    uint64_t left = hdr->nraw;
+
+    *stored_p = 0;
+    if (hdr->nchunks > 0) {
+        pend->npend = 0;
+    }
+    if (pend->npend + left >= CHUNK) {
+        status = status == SP_OK ? store_chunks(res, msg, stats) : status;
+        *stored_p = 1;
+    }
+    while (left > 0) {
+        uint64_t k = CHUNK - pend->npend < left ? CHUNK - pend->npend : left;
+        memcpy(rows + pend->npend, raw, (size_t)k * sizeof(*raw));
+        pend->npend += k;
+        raw += k;
+        left -= k;
+        if (pend->npend == CHUNK) {
+            status = status == SP_OK ? sp_result_timeline_append(res, rows, SP_TL_CHUNK_EVENTS)
+                                     : status;
+            stats->rank0_chunks++;
+            pend->npend = 0;
+        }
+    }
+    return status;
+}
+
+/* Rank 0 stores one batch: compressed chunks as they are; raw events (unless chunked, when
+ * absorb took them) through the filter. */
+static sp_status_t store(sp_result_t *res, const void *msg, uint64_t chunked,
+                         sp_aggregate_stats_t *stats)
+{
+    const header_t *hdr = msg;
+    sp_status_t status = store_chunks(res, msg, stats);
+
+    if (status == SP_OK && !chunked && hdr->nraw > 0) {
+        status = sp_result_timeline_append(res, raw_events(msg), (size_t)hdr->nraw);
+    }
+    return status;
+}
+
+/* Rank 0, after the last batch: the pending rows (left only when a producer could not compress)
+ * through HDF5's filter; the count of chunks that went through HDF5's pipeline here. */
+static sp_status_t finish(sp_result_t *res, const request_t *pend, uint64_t chunked,
+                          sp_status_t status, sp_aggregate_stats_t *stats)
+{
+    if (!chunked) {
+        stats->rank0_chunks = (sp_result_timeline_count(res) + CHUNK - 1) / CHUNK;
+    } else if (pend->npend > 0) {
+        stats->rank0_chunks++;
+        if (status == SP_OK) {
+            status = sp_result_timeline_append(res, pending_rows(pend), (size_t)pend->npend);
+        }
     }
     return status;
 }
@@ -230,35 +392,42 @@ static sp_status_t pull_all(MPI_Comm comm, sp_result_t *res, int nprocs, int nvr
                             const sp_tl_source_t *src, bufs_t b[2], size_t batch,
                             sp_aggregate_stats_t *stats)
 {
-    uint64_t chunked = (uint64_t)sp_result_timeline_precompressed(res);
-    cursor_t cur = {{0, 0, 0, chunked}, MPI_REQUEST_NULL};
+    uint64_t chunked = (uint64_t)(sp_result_timeline_precompressed(res) && b[0].ev != NULL);
+    request_t *pend = b[0].req;
+    cursor_t cur = {{0, 0, 0, chunked, 0, nvranks == 1}, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     sp_tl_rank_t row;
     sp_status_t status = SP_OK;
     int i = 0;
 
     memset(&row, 0, sizeof(row));
+    pend->npend = 0;
     if (nvranks > 0) {
-        ask(comm, nprocs, &cur, b[i].msg, batch);
+        ask(comm, nprocs, &cur, pend, b[i].msg, batch);
     }
     while (cur.ask.vrank < nvranks) {
         const header_t *hdr = b[i].msg;
-        cursor_t next = {{cur.ask.vrank + 1, 0, 0, chunked}, MPI_REQUEST_NULL};
-        take(&cur, src, &b[i], batch);
+        int stored = 0;
+        cursor_t next = {{cur.ask.vrank + 1, 0, 0, chunked, 0, 0}, MPI_REQUEST_NULL,
+                         MPI_REQUEST_NULL};
+        take(&cur, src, pend, &b[i], batch);
         next.ask.row = cur.ask.row + hdr->n;
         if (hdr->n > 0 && cur.ask.from + hdr->n < hdr->count) {
             next.ask.vrank = cur.ask.vrank;
             next.ask.from = cur.ask.from + hdr->n;
         }
+        next.ask.final = next.ask.vrank + 1 == nvranks;
+        if (chunked) {
+            status = absorb(res, pend, hdr, status, &stored, stats);
+        }
         if (next.ask.vrank < nvranks) {
-            ask(comm, nprocs, &next, b[1 - i].msg, batch);
+            ask(comm, nprocs, &next, pend, b[1 - i].msg, batch);
         }
         if (cur.ask.from == 0) {
             row.rank = (int32_t)cur.ask.vrank;
             row.offset = cur.ask.row;
         }
-        if (status == SP_OK) {
-            status = store(res, hdr);
-            stats->chunks += hdr->nchunks;
+        if (status == SP_OK && !stored) {
+            status = store(res, hdr, chunked, stats);
         }
         if (next.ask.vrank != cur.ask.vrank) {
             row.count = cur.ask.from + hdr->n;
@@ -272,32 +441,60 @@ static sp_status_t pull_all(MPI_Comm comm, sp_result_t *res, int nprocs, int nvr
         cur = next;
         i = 1 - i;
     }
-    return status;
+    return finish(res, pend, chunked, status, stats);
 }
 
-/* The buffers of this process: two messages on rank 0, one elsewhere; chunk scratch when a
- * batch holds a whole chunk. 0 when an allocation failed. */
+/* The buffers of this process: two messages on rank 0, one elsewhere; a request with room for
+ * a chunk's pending rows and chunk scratch when a batch holds a whole chunk. 0 when an
+ * allocation failed. */
 static int bufs_alloc(bufs_t b[2], int rank, size_t batch)
 {
+    int chunks = max_chunks(batch) > 0;
+
     memset(b, 0, 2 * sizeof(*b));
     b[0].msg = malloc(batch_bytes(batch));
     b[1].msg = rank == 0 ? malloc(batch_bytes(batch)) : NULL;
-    if (max_chunks(batch) > 0) {
+    b[0].req_bytes = sizeof(request_t) + (chunks ? SP_TL_CHUNK_EVENTS * sizeof(sp_event_rec_t) : 0);
+    b[0].req = malloc(b[0].req_bytes);
+    if (chunks) {
         b[0].ev = malloc(SP_TL_CHUNK_EVENTS * sizeof(sp_event_rec_t));
         b[0].shuffled = malloc(SP_TL_CHUNK_EVENTS * sizeof(sp_event_rec_t));
-        b[1].ev = b[0].ev;
-        b[1].shuffled = b[0].shuffled;
     }
-    return b[0].msg != NULL && (rank != 0 || b[1].msg != NULL) &&
-           (max_chunks(batch) == 0 || (b[0].ev != NULL && b[0].shuffled != NULL));
+    b[1].req = b[0].req;
+    b[1].req_bytes = b[0].req_bytes;
+    b[1].ev = b[0].ev;
+    b[1].shuffled = b[0].shuffled;
+    return b[0].msg != NULL && (rank != 0 || b[1].msg != NULL) && b[0].req != NULL &&
+           (!chunks || (b[0].ev != NULL && b[0].shuffled != NULL));
 }
 
 static void bufs_free(bufs_t b[2])
 {
+    sp_tl_ahead_free(b[0].ahead);
     free(b[0].shuffled);
     free(b[0].ev);
+    free(b[0].req);
     free(b[1].msg);
     free(b[0].msg);
+}
+
+/* Collective, when every batch is compressed chunks: every vrank's count to every process
+ * (counts: nvranks zeros on entry), and on the owners other than rank 0 the chunks ahead. */
+static void start_ahead(MPI_Comm comm, const sp_tl_source_t *src, uint64_t *counts, int nvranks,
+                        bufs_t *b)
+{
+    int rank;
+    int nprocs;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    for (int v = rank; v < nvranks; v += nprocs) {
+        counts[v] = src->count(src->arg, v);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, counts, nvranks, MPI_UINT64_T, MPI_SUM, comm);
+    if (rank != 0) {
+        b->ahead = sp_tl_ahead_new(src, counts, nvranks, rank, nprocs);
+    }
 }
 
 sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_tl_source_t *src,
@@ -309,17 +506,26 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
     MPI_Request req;
     int rank;
     int nprocs;
-    int ok;
-    int all_ok = 0;
+    int agreed[2]; /* every buffer allocated; minus "batches are compressed chunks" */
     sp_status_t status = SP_OK;
     uint64_t t0 = sp_time_ns();
+    uint64_t ahead;
+    uint64_t *counts = calloc(nvranks > 0 ? (size_t)nvranks : 1, sizeof(*counts));
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    ok = bufs_alloc(b, rank, batch);
+    agreed[0] = bufs_alloc(b, rank, batch) && counts != NULL;
+    agreed[1] = rank == 0 && res != NULL && sp_result_timeline_precompressed(res) &&
+                        b[0].ev != NULL
+                    ? -1
+                    : 0;
     memset(&stats, 0, sizeof(stats));
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
+    MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, comm);
+    if (agreed[0] && agreed[1] < 0 && nvranks > 0) {
+        start_ahead(comm, src, counts, nvranks, &b[0]);
+    }
+    free(counts);
+    if (!agreed[0]) {
         bufs_free(b);
         return SP_ERR_NOMEM;
     }
@@ -334,7 +540,7 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
                             : SP_OK;
         status = status == SP_OK ? s : status;
         for (int p = 1; p < nprocs; p++) {
-            request_t stop = {-1, 0, 0, 0};
+            request_t stop = {-1, 0, 0, 0, 0, 0};
             MPI_Send(&stop, (int)sizeof(stop), MPI_BYTE, p, TAG_REQ, comm);
         }
         if (status == SP_OK) {
@@ -348,160 +554,18 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
             *stats_p = stats;
         }
     }
+    ahead = sp_tl_ahead_taken(b[0].ahead);
     bufs_free(b);
+    /* how many chunks were made ahead: every process is here once rank 0 has sent the stops */
+    MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : &ahead, &ahead, 1, MPI_UINT64_T, MPI_SUM, 0, comm, &req);
+    sp_aggregate_wait(&req, 1000000);
+    if (rank == 0 && stats_p != NULL) {
+        stats_p->ahead_chunks = ahead;
+    }
     /* the others wait for rank 0's flush without a core */
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     sp_aggregate_wait(&req, 1000000);
     return status;
-}
-
-#ifdef H5_HAVE_PARALLEL
-/* Write this process's events at [offset, offset + count) of a table created collectively. */
-static sp_status_t write_collective(const char *path, MPI_Comm comm, const sp_event_rec_t *ev,
-                                    const char *const *ops, int nops, uint64_t count,
-                                    uint64_t offset, uint64_t total, const sp_tl_rank_t *row,
-                                    int nprocs)
-{
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    hid_t file;
-    hid_t group = H5I_INVALID_HID;
-    hid_t ev_type = sp__result_event_type(ops, nops);
-    hid_t rk_type = sp__result_tl_rank_type();
-    hsize_t dims[1];
-    herr_t rc = -1;
-
-    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-    file = H5Fopen(path, H5F_ACC_RDWR, fapl);
-    if (file >= 0) {
-        group = H5Gcreate2(file, "timeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    }
-    if (group >= 0) {
-        /* contiguous and uncompressed: every process writes its own slice in one call */
-        hid_t tables[2];
-        hid_t types[2] = {ev_type, rk_type};
-        hsize_t sizes[2] = {total, (hsize_t)nprocs};
-        hsize_t starts[2] = {offset, (hsize_t)row->rank};
-        hsize_t counts[2] = {count, 1};
-        const void *data[2] = {ev, row};
-        const char *names[2] = {"events", "ranks"};
-        rc = 0;
-        for (int t = 0; t < 2; t++) {
-            hid_t fspace;
-            hid_t mspace;
-            dims[0] = sizes[t];
-            fspace = H5Screate_simple(1, dims, NULL);
-            tables[t] = H5Dcreate2(group, names[t], types[t], fspace, H5P_DEFAULT, H5P_DEFAULT,
-                                   H5P_DEFAULT);
-            dims[0] = counts[t] > 0 ? counts[t] : 1;
-            mspace = H5Screate_simple(1, dims, NULL);
-            if (counts[t] > 0) {
-                H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &starts[t], NULL, &counts[t], NULL);
-            } else {
-                H5Sselect_none(fspace);
-                H5Sselect_none(mspace);
-            }
-            if (tables[t] < 0 || H5Dwrite(tables[t], types[t], mspace, fspace, dxpl, data[t]) < 0) {
-                rc = -1;
-            }
-            H5Sclose(mspace);
-            H5Sclose(fspace);
-            if (tables[t] >= 0) {
-                H5Dclose(tables[t]);
-            }
-        }
-        H5Gclose(group);
-    }
-    if (file >= 0 && H5Fclose(file) < 0) {
-        rc = -1;
-    }
-    H5Tclose(rk_type);
-    H5Tclose(ev_type);
-    H5Pclose(dxpl);
-    H5Pclose(fapl);
-    if (file < 0 || rc < 0) {
-        sp_error("collective write of /timeline to %s failed: %s", path,
-                 sp__result_h5_error().text);
-        return SP_ERR_IO;
-    }
-    return SP_OK;
-}
-#endif
-
-sp_status_t sp_aggregate_mpiio(MPI_Comm comm, sp_result_t *res, const sp_tl_source_t *src,
-                               const char *const *ops, int nops, sp_aggregate_stats_t *stats_p)
-{
-#ifdef H5_HAVE_PARALLEL
-    char path[4096] = "";
-    sp_event_rec_t *ev = NULL;
-    sp_tl_rank_t row;
-    uint64_t offset = 0;
-    uint64_t total = 0;
-    uint64_t dropped_total = 0;
-    uint64_t t0 = sp_time_ns();
-    int rank;
-    int nprocs;
-    sp_status_t status = SP_OK;
-
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
-    memset(&row, 0, sizeof(row));
-    row.rank = rank;
-    row.count = src->count(src->arg, rank);
-    row.dropped = src->dropped(src->arg, rank);
-    ev = calloc(row.count > 0 ? row.count : 1, sizeof(*ev));
-    if (ev == NULL) {
-        status = SP_ERR_NOMEM;
-    } else if (row.count > 0) {
-        src->produce(src->arg, rank, 0, ev, (size_t)row.count);
-    }
-    if (rank == 0 && status == SP_OK) {
-        snprintf(path, sizeof(path), "%s", sp_result_path(res));
-        status = sp_result_suspend(res);
-    }
-    status = sp_agree(comm, status);
-    if (status != SP_OK) {
-        free(ev);
-        if (rank == 0) {
-            sp_result_resume(res);
-        }
-        return status;
-    }
-    MPI_Bcast(path, (int)sizeof(path), MPI_CHAR, 0, comm);
-    MPI_Exscan(&row.count, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
-    if (rank == 0) {
-        offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    }
-    row.offset = offset;
-    MPI_Allreduce(&row.count, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    MPI_Allreduce(&row.dropped, &dropped_total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    status = sp_agree(
-        comm, write_collective(path, comm, ev, ops, nops, row.count, offset, total, &row, nprocs));
-    free(ev);
-    if (rank == 0) {
-        sp_status_t s = sp_result_resume(res);
-        status = status == SP_OK ? s : status;
-        if (stats_p != NULL) {
-            struct rusage ru;
-            getrusage(RUSAGE_SELF, &ru);
-            stats_p->events = total;
-            stats_p->dropped = dropped_total;
-            stats_p->seconds = (double)(sp_time_ns() - t0) * 1e-9;
-            stats_p->peak_rss_kib = ru.ru_maxrss;
-        }
-    }
-    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
-    return status;
-#else
-    (void)comm;
-    (void)res;
-    (void)src;
-    (void)ops;
-    (void)nops;
-    (void)stats_p;
-    return SP_ERR_UNSUPPORTED;
-#endif
 }
 
 /* ---- this process's own timeline ---- */

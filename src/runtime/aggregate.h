@@ -27,7 +27,9 @@ typedef struct {
     uint64_t dropped;
     double seconds;
     long peak_rss_kib;   /* rank 0's peak resident set after the aggregation */
-    uint64_t chunks;     /* full chunks of /timeline/events compressed by their producers */
+    uint64_t chunks;       /* chunks of /timeline/events compressed by their producers */
+    uint64_t rank0_chunks; /* chunks that went through HDF5's filter pipeline on rank 0 */
+    uint64_t ahead_chunks; /* of `chunks`, those their owner had compressed before rank 0 asked */
 } sp_aggregate_stats_t;
 
 /*

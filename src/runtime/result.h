@@ -186,9 +186,12 @@ int sp_result_timeline_precompressed(const sp_result_t *res);
 /* Events per chunk of /timeline/events (~0.6 MiB): large enough to compress well, small enough
  * to read a rank's events without the whole table. */
 #define SP_TL_CHUNK_EVENTS 8192
-/* Append one full chunk of SP_TL_CHUNK_EVENTS events already shuffled and deflated
- * (sp_tl_chunk_compress), nbytes long; the table must hold a whole number of chunks. */
-sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes);
+/* Append one chunk of SP_TL_CHUNK_EVENTS events already shuffled and deflated
+ * (sp_tl_chunk_compress), nbytes long, of which the first rows (1..SP_TL_CHUNK_EVENTS) are
+ * events: fewer only for the table's last chunk, after which no chunk may follow. The table must
+ * hold a whole number of chunks. */
+sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes,
+                                           size_t rows);
 hid_t sp__result_tl_rank_type(void);   /* /timeline/ranks rows: sp_tl_rank_t */
 hid_t sp__result_clock_type(void);     /* /clock/ranks rows: sp_clock_rank_t */
 hid_t sp__result_fp_rank_type(void);   /* /fingerprint/ranks rows: sp_fp_rank_t */

@@ -421,22 +421,25 @@ int sp_result_timeline_precompressed(const sp_result_t *res)
     return res->tl_producers && res->tl_filter == SP_H5_FILTER_SHUFFLE_DEFLATE1;
 }
 
-sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes)
+sp_status_t sp_result_timeline_write_chunk(sp_result_t *res, const void *data, size_t nbytes,
+                                           size_t rows)
 {
     hsize_t offset[1] = {res->tl_nevents};
-    hsize_t dims[1] = {res->tl_nevents + SP_TL_CHUNK_EVENTS};
+    hsize_t dims[1] = {res->tl_nevents + rows};
 
-    if (res->tl_events < 0 || res->tl_nevents % SP_TL_CHUNK_EVENTS != 0) {
+    if (res->tl_events < 0 || res->tl_nevents % SP_TL_CHUNK_EVENTS != 0 || rows == 0 ||
+        rows > SP_TL_CHUNK_EVENTS) {
         sp_error("internal: a compressed chunk of /timeline/events at row %llu",
                  (unsigned long long)res->tl_nevents);
         return SP_ERR_INVALID;
     }
-    /* the chunk lies wholly inside the new extent, so no fill value is ever read for it */
+    /* a full chunk lies wholly inside the new extent; a last partial one is stored whole, as
+     * HDF5 stores an edge chunk, and readers take only the rows inside the extent */
     if (H5Dset_extent(res->tl_events, dims) < 0 ||
         H5Dwrite_chunk(res->tl_events, H5P_DEFAULT, 0, offset, nbytes, data) < 0) {
         return sp__result_h5_fail("/timeline/events");
     }
-    res->tl_nevents += SP_TL_CHUNK_EVENTS;
+    res->tl_nevents += rows;
     return SP_OK;
 }
 
