@@ -39,6 +39,7 @@ typedef struct {
     int peer;
     int tag;
     uint64_t target;   /* OP_WAIT: generation to wait for; OP_RECORD: generation it completes */
+    uint64_t enq_ns;   /* OP_COMPUTE: when it was enqueued */
     sp_host_work_fn fn; /* OP_WORK: fn(ctx, send, bytes) */
     void *ctx;
 } op_t;
@@ -137,6 +138,7 @@ static void *worker(void *arg)
     sp_host_stream_t *s = arg;
     pthread_mutex_t *lock = &s->sync->mutex;
     pthread_cond_t *changed = &s->sync->changed;
+    uint64_t done_ns = 0; /* when the stream's previous op completed (a record: its time) */
 
     /* tighter timer wake-ups for the compute waits */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -164,7 +166,11 @@ static void *worker(void *arg)
         if (op.kind == OP_COLL && s->error == SP_OK) {
             s->error = s->coll(s->coll_ctx, s->comm, &op.call, op.send, op.recv);
         } else if (op.kind == OP_COMPUTE) {
-            compute_until(sp_time_ns() + op.duration_ns);
+            /* a compute starts when its stream reaches it: when the previous op completed (the
+             * proxy's start record), or when it was enqueued onto an idle stream; not when this
+             * thread gets the lock back after waking the others, which on shared cores took
+             * tens of microseconds per task (docs/METHODOLOGY.md, "Host compute") */
+            compute_until((done_ns > op.enq_ns ? done_ns : op.enq_ns) + op.duration_ns);
         } else if (op.kind == OP_WORK) {
             op.fn(op.ctx, op.send, op.bytes);
         } else if ((op.kind == OP_SEND || op.kind == OP_RECV) && s->error == SP_OK) {
@@ -172,8 +178,9 @@ static void *worker(void *arg)
         }
 
         pthread_mutex_lock(lock);
+        done_ns = sp_time_ns();
         if (op.kind == OP_RECORD) {
-            op.ev->ns = sp_time_ns();
+            op.ev->ns = done_ns;
             if (op.ev->done < op.target) {
                 op.ev->done = op.target;
             }
@@ -266,6 +273,7 @@ sp_status_t sp_host_stream_compute(sp_host_stream_t *s, uint64_t duration_ns)
     memset(&op, 0, sizeof(op));
     op.kind = OP_COMPUTE;
     op.duration_ns = duration_ns;
+    op.enq_ns = sp_time_ns();
     return enqueue(s, &op);
 }
 

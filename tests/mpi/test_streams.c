@@ -1,8 +1,10 @@
 /* Host streams: work runs in order on each stream and concurrently across streams, a wait holds
  * a stream until the event's latest record has run, a compute holds its stream at least its
- * duration, and collectives on a stream produce verified data. */
+ * duration (counted from when its stream reaches it: a compute enqueued onto an idle stream
+ * still lasts its duration), and collectives on a stream produce verified data. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coll.h"
 #include "mpitest.h"
@@ -69,6 +71,23 @@ int main(int argc, char **argv)
     /* and both produced verified data */
     SP_TEST_EQ_INT(sp_coll_check(ar, &args, recv), 0);
     SP_TEST_EQ_INT(sp_coll_check(ar, &args, recv2), 0);
+
+    /* a compute counts from when its stream reaches it: after a record, the stream left idle for
+     * 30 ms, then 20 ms of compute end at least 50 ms after the record, not 20 ms after it */
+    {
+        struct timespec idle = {0, 30000000L};
+        SP_TEST_EQ_INT(ops->stream_record(st, compute, ev[0]), SP_OK);
+        SP_TEST_EQ_INT(ops->stream_sync(st, compute), SP_OK);
+        nanosleep(&idle, NULL);
+        SP_TEST_EQ_INT(ops->stream_compute(st, compute, 20000000ull), SP_OK);
+        SP_TEST_EQ_INT(ops->stream_record(st, compute, ev[1]), SP_OK);
+        /* back to back after a record: at least the duration from that record */
+        SP_TEST_EQ_INT(ops->stream_compute(st, compute, 20000000ull), SP_OK);
+        SP_TEST_EQ_INT(ops->stream_record(st, compute, ev[2]), SP_OK);
+        SP_TEST_EQ_INT(ops->stream_sync(st, compute), SP_OK);
+        SP_TEST_TRUE(elapsed(&ctx, ev[0], ev[1]) >= 50000000ull);
+        SP_TEST_TRUE(elapsed(&ctx, ev[1], ev[2]) >= 20000000ull);
+    }
 
     /* a wait on an event recorded later (not yet enqueued) does not wait for it: CUDA's rule */
     SP_TEST_EQ_INT(ops->stream_wait(st, comm, ev[4]), SP_OK);
