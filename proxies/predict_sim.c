@@ -32,6 +32,7 @@ typedef struct {
     size_t *lane_len;    /* p * SP_LANE_COUNT */
     size_t *cursor;      /* p * SP_LANE_COUNT: next entry to run */
     int64_t *lane_free;  /* p * SP_LANE_COUNT: end of the lane's last task */
+    int64_t wait_ns;     /* added to every dependency on a task of another lane */
 } sim_t;
 
 static int64_t max64(int64_t a, int64_t b)
@@ -258,6 +259,9 @@ static sp_status_t advance_lane(sim_t *m, int s, int l, int *progress_p)
             if (e < 0) {
                 return SP_OK;
             }
+            if (pr->tasks[t->deps[d]].lane != t->lane) {
+                e += m->wait_ns; /* the engine's stream_wait on the other lane's event */
+            }
             ready = max64(ready, e);
         }
         if (t->kind == SP_TASK_COMPUTE) {
@@ -420,7 +424,15 @@ static sp_status_t check_args(const sp_program_t *progs, int p, int tp, int dp,
 sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
                            sp_predict_cost_fn cost, void *cost_arg, sp_predict_result_t *res)
 {
-    sim_t m = {.progs = progs, .p = p, .tp = tp, .dp = dp, .cost = cost, .cost_arg = cost_arg};
+    return sp_predict_run_wait(progs, p, tp, dp, cost, cost_arg, 0, res);
+}
+
+sp_status_t sp_predict_run_wait(const sp_program_t *progs, int p, int tp, int dp,
+                                sp_predict_cost_fn cost, void *cost_arg, int64_t wait_ns,
+                                sp_predict_result_t *res)
+{
+    sim_t m = {.progs = progs, .p = p, .tp = tp, .dp = dp, .cost = cost, .cost_arg = cost_arg,
+               .wait_ns = wait_ns > 0 ? wait_ns : 0};
     sp_predict_result_t out = {.p = p};
     sp_interval_t *u = NULL;
     size_t most = 1;

@@ -56,6 +56,12 @@ typedef struct {
  * send without its receive, a cost the callback does not know, or a deadlock; SP_ERR_NOMEM. */
 sp_status_t sp_predict_run(const sp_program_t *progs, int p, int tp, int dp,
                            sp_predict_cost_fn cost, void *cost_arg, sp_predict_result_t *res);
+/* The same, with wait_ns (>= 0) added to every dependency of a task on a task of another lane of
+ * its stage: the cross-stream wait latency the engine pays where one lane's stream waits on
+ * another's event (coll --issue stream measures it: /coll attribute stream_wait_us). */
+sp_status_t sp_predict_run_wait(const sp_program_t *progs, int p, int tp, int dp,
+                                sp_predict_cost_fn cost, void *cost_arg, int64_t wait_ns,
+                                sp_predict_result_t *res);
 void sp_predict_result_free(sp_predict_result_t *res); /* NULL or zeroed: no-op */
 
 /* The group a collective on `lane` is costed for: tp for the TP lanes, 2 for the embedding

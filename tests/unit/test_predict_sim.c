@@ -291,6 +291,48 @@ static void test_hand_pipeline(void **state)
     sp_predict_result_free(&res);
 }
 
+/* test_hand_pipeline's step with a cross-lane wait of 1,000 ns (the stream_wait latency coll
+ * --issue stream measures): its critical path crosses lanes 4 times (stage 0's forward -> its
+ * send, stage 1's receive -> its forward, stage 1's backward -> its send, stage 0's receive ->
+ * its backward), so the step grows by exactly 4 x 1,000 ns; a wait of 0 changes nothing. */
+static void test_hand_cross_lane_wait(void **state)
+{
+    sp_program_config_t cfg = cfg_make(SP_SCHED_GPIPE, 2, 1, 1);
+    sp_predict_ab_t ab = {.alpha_us = 5.0, .beta_gbps = 50.0};
+    sp_program_t progs[2];
+    sp_predict_result_t res;
+    int crossings = 0;
+
+    (void)state;
+    cfg.flops_logits = 30;
+    cfg.p2p_bytes = 1000000;
+    for (int s = 0; s < 2; s++) {
+        sp_program_config_t c = cfg;
+        c.stage = s;
+        assert_int_equal(sp_program_build(&c, &progs[s]), SP_OK);
+        for (size_t i = 0; i < progs[s].n; i++) {
+            const sp_task_t *t = &progs[s].tasks[i];
+            for (int d = 0; d < t->ndeps; d++) {
+                crossings += progs[s].tasks[t->deps[d]].lane != t->lane;
+            }
+        }
+    }
+    /* 5 cross-lane dependencies: the 4 of the critical path, and stage 0's receive of the
+     * gradient posted after its forward (at 350 + wait, long before the message comes) */
+    assert_int_equal(crossings, 5);
+    assert_int_equal(sp_predict_run_wait(progs, 2, 1, 1, sp_predict_cost_ab, &ab, 0, &res),
+                     SP_OK);
+    assert_int_equal(res.step_ns, 52190);
+    sp_predict_result_free(&res);
+    assert_int_equal(sp_predict_run_wait(progs, 2, 1, 1, sp_predict_cost_ab, &ab, 1000, &res),
+                     SP_OK);
+    assert_int_equal(res.step_ns, 52190 + 4 * 1000);
+    sp_predict_result_free(&res);
+    for (int s = 0; s < 2; s++) {
+        sp_program_free(&progs[s]);
+    }
+}
+
 /* test_hand_pipeline's step with tied embeddings: the word-embedding gradient's all-reduce (512
  * bytes in bf16, 2 ranks: 5,000 + 512 / 50 = 5,010 ns) starts when both ends have reached it:
  * stage 1 after its backward at 26,490, stage 0 after its own at 52,190; so both run it over
@@ -698,7 +740,7 @@ int main(void)
         cmocka_unit_test(test_gpipe_1f1b_bubbles), cmocka_unit_test(test_interleaved_bubbles),
         cmocka_unit_test(test_zbh1_bubbles),       cmocka_unit_test(test_zbv_bubbles),
         cmocka_unit_test(test_hand_tp),            cmocka_unit_test(test_hand_pipeline),
-        cmocka_unit_test(test_hand_ddp),           cmocka_unit_test(test_unknown_cost),
+        cmocka_unit_test(test_hand_ddp), cmocka_unit_test(test_hand_cross_lane_wait),           cmocka_unit_test(test_unknown_cost),
         cmocka_unit_test(test_curve),              cmocka_unit_test(test_alpha_beta_factors),
         cmocka_unit_test(test_sweeps),             cmocka_unit_test(test_hand_tied),
         cmocka_unit_test(test_tied_fsdp_priced),
