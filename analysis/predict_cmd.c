@@ -127,6 +127,7 @@ typedef struct {
     sp_predict_sweeps_t sweeps;
     int stream_sweep[SP_PREDICT_MAX_SWEEPS]; /* that size's curves are from coll --issue stream */
     int use_sweep;
+    int64_t wait_ns; /* cross-lane wait of the stream-issued sweeps (the largest), 0: none */
     int tflops_given; /* --tflops on the command line */
     char source[SP_OPT_STRLEN + 1024];
     char compute_source[SP_OPT_STRLEN + 256];
@@ -268,11 +269,15 @@ static int load_sweep_file(predict_t *pr, const char *path, int stream_pass)
             st = sp_predict_sweep_add(sw, op, r->bytes, r->time_us);
         }
     }
+    if (stream_pass && rd.stream_wait_ns > pr->wait_ns) {
+        pr->wait_ns = rd.stream_wait_ns;
+    }
     {
         size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks%s)",
+        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks%s%s)",
                  len ? ", " : "sweep ", path, rd.world_size,
-                 stream_pass ? ", issued on a stream as the proxy issues its collectives" : "");
+                 stream_pass ? ", issued on a stream as the proxy issues its collectives" : "",
+                 stream_pass && rd.stream_wait_ns <= 0 ? "; cross-lane wait not measured" : "");
     }
     sp_reader_close(&rd);
     if (st != SP_OK) {
@@ -298,6 +303,12 @@ static int load_sweeps(predict_t *pr)
     }
     if (rc == 0 && pr->sweeps.n == 0) {
         rc = bad("--sweep: no file named");
+    }
+    if (rc == 0 && pr->wait_ns > 0) {
+        size_t len = strlen(pr->source);
+        snprintf(pr->source + len, sizeof(pr->source) - len,
+                 "; cross-lane wait %.3f ms (measured by the sweep) added to every dependency "
+                 "on another lane", (double)pr->wait_ns / 1e6);
     }
     for (int i = 0; i < pr->sweeps.n; i++) {
         sp_predict_sweep_finish(&pr->sweeps.set[i]);
@@ -734,11 +745,12 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         return rc;
     }
     ts = sp_time_ns();
-    st = sp_predict_run(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp,
-                        pr->use_sweep      ? sp_predict_cost_sweeps
-                        : pr->o.free_comm ? sp_predict_cost_free
-                                          : sp_predict_cost_ab,
-                        pr->use_sweep ? (void *)&pr->sweeps : (void *)&pr->ab, &pr->res);
+    st = sp_predict_run_wait(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp,
+                             pr->use_sweep      ? sp_predict_cost_sweeps
+                             : pr->o.free_comm ? sp_predict_cost_free
+                                               : sp_predict_cost_ab,
+                             pr->use_sweep ? (void *)&pr->sweeps : (void *)&pr->ab, pr->wait_ns,
+                             &pr->res);
     if (st == SP_OK && pr->use_sweep) {
         state_coverage(pr);
     }

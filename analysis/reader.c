@@ -125,6 +125,7 @@ sp_status_t sp_reader_open(const char *path, sp_reader_t *rd)
     }
     if (status == SP_OK) {
         status = sp_coll_result_read_issue(file, rd->issue, sizeof(rd->issue));
+        sp_coll_result_read_stream_wait(file, &rd->stream_wait_ns);
     }
     if (status == SP_OK) {
         status = damaged(rd, read_proxy(file, rd), "/proxy");

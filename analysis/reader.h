@@ -44,6 +44,7 @@ typedef struct {
     char split[64];              /* /coll attribute split ("" without one) */
     char issue[16];              /* /coll attribute issue: "blocking" (also older files) or
                                   * "stream" (coll --issue) */
+    int64_t stream_wait_ns;      /* /coll attribute stream_wait_ns, 0: absent */
     int has_proxy;               /* a proxy file: /proxy/info was read */
     sp_proxy_info_t proxy_info;  /* /proxy/info */
     sp_proxy_rank_row_t *proxy;  /* /proxy/ranks */

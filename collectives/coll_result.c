@@ -206,6 +206,27 @@ sp_status_t sp_coll_result_read_issue(hid_t file, char *out, size_t len)
     return SP_OK;
 }
 
+void sp_coll_result_read_stream_wait(hid_t file, int64_t *ns_p)
+{
+    hid_t g = H5Lexists(file, "/coll", H5P_DEFAULT) > 0 ? H5Gopen2(file, "/coll", H5P_DEFAULT)
+                                                        : H5I_INVALID_HID;
+    hid_t a = g >= 0 && H5Aexists(g, "stream_wait_ns") > 0
+                  ? H5Aopen(g, "stream_wait_ns", H5P_DEFAULT)
+                  : H5I_INVALID_HID;
+    long long v = 0;
+
+    if (a < 0 || H5Aread(a, H5T_NATIVE_LLONG, &v) < 0 || v < 0) {
+        v = 0;
+    }
+    *ns_p = (int64_t)v;
+    if (a >= 0) {
+        H5Aclose(a);
+    }
+    if (g >= 0) {
+        H5Gclose(g);
+    }
+}
+
 sp_status_t sp_coll_result_append(sp_result_t *res, sp_coll_row_t *row,
                                   const sp_coll_sample_t *samples, const double *rank_times_us,
                                   int nranks, sp_coll_wrong_t *wrong, size_t nwrong)

@@ -98,6 +98,8 @@ sp_status_t sp_coll_result_begin(sp_result_t *res, int nranks, const char *metho
 /* The /coll attribute `issue` of an open file into out: "blocking" when /coll has none (files
  * written before the attribute, or without /coll). SP_OK. */
 sp_status_t sp_coll_result_read_issue(hid_t file, char *out, size_t len);
+/* The /coll attribute stream_wait_ns (coll --issue stream's cross-stream wait), 0 when absent. */
+void sp_coll_result_read_stream_wait(hid_t file, int64_t *ns_p);
 
 /* Append one sweep point: its row, its samples, the per-rank median times (nranks values, the
  * world) and the ranks with wrong data. Sets row->sample_offset and wrong[].row. /coll and its

@@ -40,6 +40,10 @@ typedef struct {
     sp_event_t *ev_end;
     sp_stream_t *stream;        /* --issue stream: the stream every operation is enqueued on
                                  * (sweep_issue.h), created at the first point; NULL */
+    int64_t stream_wait_ns;     /* --issue stream: the cross-stream wait latency measured when
+                                 * the stream opened (the max over ranks of each one's median),
+                                 * 0: not measured */
+    int64_t stream_wait_p90_ns; /* its 90th percentile likewise */
     sp_sweep_point_t point;
     size_t max_samples;
     /* test-only straggler (SCALEPROBE_TEST_DELAY="RANK:US[:COLLECTIVE]"): this rank sleeps

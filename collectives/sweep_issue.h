@@ -4,6 +4,8 @@
 #ifndef SP_SWEEP_ISSUE_H
 #define SP_SWEEP_ISSUE_H
 
+#include <stdio.h>
+
 #include "coll_options.h"
 #include "sweep.h"
 
@@ -14,6 +16,15 @@ sp_status_t sp__sweep_issue_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts,
                                  sp_sweep_bufs_t *bufs);
 
 /* Start one operation: coll_run, or enqueued on the stream. Collective like coll_run. */
+/* sp__sweep_issue_open before the sweep's header, and with a stream the cross-stream wait it
+ * measured written (/coll attributes stream_wait_ns, stream_wait_p90_ns) by rank 0.
+ * The caller agrees on the status. */
+sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, const sp_coll_opts_t *opts,
+                                  sp_sweep_bufs_t *bufs);
+
+/* The header line of that wait (nothing when not measured). */
+void sp__sweep_issue_print(FILE *out, const sp_sweep_bufs_t *bufs);
+
 sp_status_t sp__sweep_issue_run(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs, const sp_comm_call_t *call,
                                 const void *send);
 

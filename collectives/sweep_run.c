@@ -8,6 +8,7 @@
 #include "coll_table.h"
 #include "method_run.h"
 #include "sweep.h"
+#include "sweep_issue.h"
 #include "sweep_live.h"
 #include "sweep_split.h"
 
@@ -256,6 +257,12 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
         status = sp_sweep_bufs_init(ctx, (size_t)opts->maxbytes, sp_method_max_samples(opts),
                                     &s->bufs);
     }
+    if (status == SP_OK && s->split == NULL) {
+        status = sp_ctx_agree(ctx, sp__sweep_issue_begin(ctx, opts, &s->bufs));
+        if (status != SP_OK) {
+            sp_sweep_bufs_cleanup(ctx, &s->bufs);
+        }
+    }
     if (status != SP_OK) {
         goto out_free;
     }
@@ -270,6 +277,9 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     if (status == SP_OK) {
         if (ctx->rank == 0) {
             sp_method_print_header(stdout, opts);
+            if (s->split == NULL) {
+                sp__sweep_issue_print(stdout, &s->bufs);
+            }
             if (s->split != NULL) {
                 sp_sweep_split_print_header(stdout, s->split);
             }

@@ -21,6 +21,13 @@ else
 fi
 issue=$(attr "$TMP/s.h5" /coll/issue)
 [ "$issue" = stream ] && ok "/coll issue = $issue" || not_ok "/coll issue '$issue'"
+# the cross-stream wait, measured once at the stream's opening: in the header and /coll
+wait_ns=$(h5dump -a /coll/stream_wait_ns "$TMP/s.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+if [ "${wait_ns:-0}" -gt 0 ] && grep -q '^# cross-stream wait: median [0-9.]* us, p90 [0-9.]* us' "$TMP/s.out"; then
+  ok "cross-stream wait: /coll stream_wait_ns = $wait_ns, $(grep '^# cross-stream' "$TMP/s.out" | cut -c1-60)"
+else
+  not_ok "cross-stream wait: stream_wait_ns '$wait_ns'"; grep '^# cross' "$TMP/s.out"
+fi
 "$SCALEPROBE" report "$TMP/s.h5" >"$TMP/s.rep" 2>&1
 grep -q '^# issue: stream (each operation enqueued on a backend stream' "$TMP/s.rep" &&
   ok "report: $(grep '^# issue' "$TMP/s.rep")" || { not_ok "report header"; head -12 "$TMP/s.rep"; }

@@ -258,7 +258,7 @@ accuracy() {
 acc="--hidden 512 --ffn 2048 --heads 8 --seq 128 --layers 4 --vocab 1024 --tflops 0.5"
 # shellcheck disable=SC2086
 accuracy "pp 2 from a 2-rank sweep" 2 $acc --pp 2 --microbatches 8
-grep -q '^# communication: sweep .*(2 ranks, issued on a stream as the proxy issues its collectives); extrapolated: 0 of [0-9]* communication tasks (0.0% of their time) beyond the sizes measured' "$acc_out" &&
+grep -q '^# communication: sweep .*(2 ranks, issued on a stream as the proxy issues its collectives); cross-lane wait [0-9.]* ms (measured by the sweep) added to every dependency on another lane; extrapolated: 0 of [0-9]* communication tasks (0.0% of their time) beyond the sizes measured' "$acc_out" &&
   ok "the messages lie inside the sweep's sizes, and predict says so" ||
   { not_ok "extrapolation statement"; grep '^# communication' "$acc_out"; }
 pp2_predicted=$predicted
@@ -284,7 +284,7 @@ predicted=$pp2_predicted
 # shellcheck disable=SC2086
 "$SCALEPROBE" predict $small --tp 2 --pp 1 --dp 4 --microbatches 2 --sweep "$TMP/sweep.h5" \
   -O "$TMP/one.h5" >"$TMP/one.out" 2>&1
-if grep -q "^# communication: sweep $TMP/s2.h5 (2 ranks, issued on a stream as the proxy issues its collectives), $TMP/sweep.h5 (4 ranks); extrapolated: [0-9]* of" "$TMP/two.out" &&
+if grep -q "^# communication: sweep $TMP/s2.h5 (2 ranks, issued on a stream as the proxy issues its collectives), $TMP/sweep.h5 (4 ranks); cross-lane wait [0-9.]* ms (measured by the sweep) added to every dependency on another lane; extrapolated: [0-9]* of" "$TMP/two.out" &&
   ! grep -q 'scaled from' "$TMP/two.out" &&
   grep -q '2-rank groups scaled from the 4-rank sweep' "$TMP/one.out"; then
   ok "two sweeps: each group priced at its own size; one sweep: the scaled groups named"
