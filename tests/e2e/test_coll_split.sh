@@ -3,7 +3,8 @@
 # group 1 (ranks 1 and 3), and the live table, /coll/groups and `report` name group 1 as the
 # slowest group against the median group, while the rows of /coll/results carry its figures;
 # export writes coll_groups.csv. A healthy split (NCCL_TESTS_SPLIT from the environment) names
-# no slow group. Bad specs: exit 2, one message from rank 0, no file.
+# no slow group (one rerun allowed: 4 ranks share 2 cores). Bad specs: exit 2, one message from
+# rank 0, no file.
 source "$(dirname "$0")/lib.sh"
 
 # column NAME of a compound dataset DS of FILE, one value a line, in row order
@@ -72,7 +73,18 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "^#   group 1: 2 ranks: 2 3" "$TMP/hout" &&
   ok "NCCL_TESTS_SPLIT=DIV 2: groups 0 1 and 2 3" || { not_ok "healthy run rc=$rc"; tail -5 "$TMP/hout"; }
 line=$("$SCALEPROBE" report "$h" 2>&1 | grep "^# Split DIV 2:")
-echo "$line" | grep -q "no slow group" && ok "healthy split: $line" || not_ok "healthy split: $line"
+# 4 polling ranks share 2 cores: which pair the scheduler runs together can stay unlucky for a
+# whole run (CI once saw group 0 at 0.79x in 6 of 6 points). One rerun: a split that names a
+# group in both runs fails; one that names none in the second passes, and says what the first saw.
+first=
+if ! echo "$line" | grep -q "no slow group"; then
+  first=" (first run: ${line#\# Split DIV 2: }; rerun)"
+  rm -f "$h"
+  NCCL_TESTS_SPLIT="DIV 2" sp_mpirun 4 coll --collectives all_reduce -b 1K -e 1M -f 4 \
+    --place out -n 50 -w 5 -O "$h" >"$TMP/hout" 2>&1
+  line=$("$SCALEPROBE" report "$h" 2>&1 | grep "^# Split DIV 2:")
+fi
+echo "$line" | grep -q "no slow group" && ok "healthy split: $line$first" || not_ok "healthy split: $line$first"
 
 # bad specs: exit 2, one message from rank 0, nothing written
 bad() {
