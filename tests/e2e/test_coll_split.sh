@@ -3,7 +3,7 @@
 # group 1 (ranks 1 and 3), and the live table, /coll/groups and `report` name group 1 as the
 # slowest group against the median group, while the rows of /coll/results carry its figures;
 # export writes coll_groups.csv. A healthy split (NCCL_TESTS_SPLIT from the environment) names
-# no slow group (one rerun allowed: 4 ranks share 2 cores). Bad specs: exit 2, one message from
+# no slow group (up to 3 runs: 4 ranks share 2 cores). Bad specs: exit 2, one message from
 # rank 0, no file.
 source "$(dirname "$0")/lib.sh"
 
@@ -64,27 +64,31 @@ h5dump -a /coll/split "$f" | grep -q '"MOD 2"' && ok "/coll attribute split" ||
   not_ok "export: $(ls "$TMP/csv" 2>&1)"
 
 # healthy: the split from the environment, as nccl-tests reads it; a fixed -n gives both groups
-# the same samples, so neither runs alone on the shared cores after the other has stopped
-# (docs/METHODOLOGY.md, "Split groups")
+# the same samples, so neither runs alone on the shared cores after the other has stopped, and
+# --issue stream waits politely (MPI_Test and short sleeps) instead of 4 ranks busy-polling 2
+# cores, where the scheduler can starve one pair for a whole run (docs/METHODOLOGY.md, "Split
+# groups"). A loaded CI host can still starve one pair now and then: up to 3 runs, and the test
+# passes on the first that names no group. A group named in all 3 fails, and the output says
+# what each run saw.
 h="$TMP/healthy.h5"
-NCCL_TESTS_SPLIT="DIV 2" sp_mpirun 4 coll --collectives all_reduce -b 1K -e 1M -f 4 \
-  --place out -n 50 -w 5 -O "$h" >"$TMP/hout" 2>&1
+healthy() {
+  rm -f "$h"
+  NCCL_TESTS_SPLIT="DIV 2" sp_mpirun 4 coll --collectives all_reduce -b 1K -e 1M -f 4 \
+    --place out -n 50 -w 5 --issue stream -O "$h" >"$TMP/hout" 2>&1
+}
+healthy
 rc=$?
 [ "$rc" -eq 0 ] && grep -q "^#   group 1: 2 ranks: 2 3" "$TMP/hout" &&
   ok "NCCL_TESTS_SPLIT=DIV 2: groups 0 1 and 2 3" || { not_ok "healthy run rc=$rc"; tail -5 "$TMP/hout"; }
-line=$("$SCALEPROBE" report "$h" 2>&1 | grep "^# Split DIV 2:")
-# 4 polling ranks share 2 cores: which pair the scheduler runs together can stay unlucky for a
-# whole run (CI once saw group 0 at 0.79x in 6 of 6 points). One rerun: a split that names a
-# group in both runs fails; one that names none in the second passes, and says what the first saw.
-first=
-if ! echo "$line" | grep -q "no slow group"; then
-  first=" (first run: ${line#\# Split DIV 2: }; rerun)"
-  rm -f "$h"
-  NCCL_TESTS_SPLIT="DIV 2" sp_mpirun 4 coll --collectives all_reduce -b 1K -e 1M -f 4 \
-    --place out -n 50 -w 5 -O "$h" >"$TMP/hout" 2>&1
+seen=
+for try in 1 2 3; do
+  [ "$try" -gt 1 ] && healthy
   line=$("$SCALEPROBE" report "$h" 2>&1 | grep "^# Split DIV 2:")
-fi
-echo "$line" | grep -q "no slow group" && ok "healthy split: $line$first" || not_ok "healthy split: $line$first"
+  echo "$line" | grep -q "no slow group" && break
+  seen="$seen (run $try: ${line#\# Split DIV 2: })"
+done
+echo "$line" | grep -q "no slow group" && ok "healthy split, run $try: $line$seen" ||
+  not_ok "healthy split named a group in 3 runs:$seen"
 
 # bad specs: exit 2, one message from rank 0, nothing written
 bad() {
