@@ -4,8 +4,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "method.h"
 #include "runstop.h"
 
 #define TAG_ROW 7301
@@ -194,6 +196,31 @@ static sp_status_t open_rank0(sp_sweep_split_t *sp, sp_ctx_t *ctx, size_t max_sa
     return status;
 }
 
+/* More ranks on a node than its online cores, with blocking calls on the host: every rank
+ * busy-polls, and the scheduler can leave one group behind for a whole run, so a healthy group
+ * reads slow (docs/METHODOLOGY.md, "Split groups"). Rank 0 warns once (stderr). Collective. */
+static void warn_polling(const sp_ctx_t *ctx, const sp_coll_opts_t *opts)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int in[2] = {0, ctx->rank}, worst[2], nc[2];
+
+    if (ctx->backend.kind != SP_BACKEND_HOST || opts->issue != SP_ISSUE_BLOCKING) {
+        return;
+    }
+    MPI_Comm_size(ctx->topo.node_comm, &in[0]);
+    nc[0] = in[0];
+    nc[1] = (int)(cores > 0 ? cores : in[0]);
+    in[0] -= nc[1];
+    MPI_Allreduce(in, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
+    MPI_Bcast(nc, 2, MPI_INT, worst[1], ctx->world); /* that node's ranks and cores */
+    if (ctx->rank == 0 && worst[0] > 0) {
+        fprintf(stderr, "scaleprobe coll: warning: %d ranks on %d online cores of %s: with "
+                "blocking calls every rank busy-polls and the groups time-share the cores "
+                "unevenly, so a healthy group can read slow; --issue stream waits politely\n",
+                nc[0], nc[1], ctx->topo.ranks != NULL ? ctx->topo.ranks[worst[1]].host : "?");
+    }
+}
+
 sp_status_t sp_sweep_split_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts, size_t bytes,
                                 size_t max_samples, sp_sweep_split_t **split_p)
 {
@@ -214,6 +241,7 @@ sp_status_t sp_sweep_split_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts, size_
         free(sp);
         return SP_OK;
     }
+    warn_polling(ctx, opts);
     status = form_groups(sp, ctx, opts);
     if (status == SP_OK) {
         status = open_group(sp, ctx, opts, bytes, max_samples);
