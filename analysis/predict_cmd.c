@@ -160,6 +160,9 @@ static int parse(predict_t *pr, int argc, char **argv)
         sp_opts_help(&pr->tab.table, stdout);
         return -1;
     }
+    if (sp_proxy_opts_overlap(&o->proxy, &pr->tab.table, seen, err, sizeof(err)) != SP_OK) {
+        return bad(err);
+    }
     sp_proxy_resolve_model(&o->proxy, 1); /* a prediction is for GPUs: auto is llama3-8b */
     if (sp_proxy_model(&o->proxy, &pr->model) != SP_OK) {
         snprintf(err, sizeof(err), "unknown --model '%.64s'", o->proxy.model);
@@ -592,7 +595,9 @@ static void print_result(const predict_t *pr)
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-",
            c->dp > 1 && c->dist_opt ? " with the distributed optimizer" : "",
-           c->overlap ? "on" : "off", sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
+           sp_proxy_overlap_desc(c->overlap, c->overlap_param,
+                                 c->dist_opt || c->dp_mode == SP_DP_FSDP),
+           sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
            pr->o.proxy.tflops);
     printf("# communication: %s\n", pr->source);
     if (rows == NULL) {

@@ -15,6 +15,7 @@
 #include "launcher.h"
 #include "links_report.h"
 #include "node_report.h"
+#include "proxy_options.h"
 #include "proxy_table.h"
 #include "report_arrivals.h"
 #include "stats.h"
@@ -397,7 +398,9 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
                      "microbatches, %d chunk(s), dp %s%s, overlap %s\n",
                 rd->proxy_predicted ? " (predicted)" : "", rd->proxy_model, rd->proxy_schedule,
                 in->dp, in->pp, in->tp, in->microbatches, in->chunks, rd->proxy_dp_mode,
-                in->dist_opt ? " with the distributed optimizer" : "", in->overlap ? "on" : "off");
+                in->dist_opt ? " with the distributed optimizer" : "",
+                sp_proxy_overlap_desc(in->overlap, in->overlap_param_gather,
+                                      in->dist_opt || strcmp(rd->proxy_dp_mode, "fsdp") == 0));
         if (rd->proxy_compute[0] != '\0') {
             fprintf(out, "# compute: %s\n", rd->proxy_compute);
         }

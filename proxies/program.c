@@ -283,7 +283,7 @@ static int32_t fsdp_gather_n(builder_t *b, uint64_t count, int32_t layer)
     }
     flush(b);
     g = coll(b, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER, count,
-             b->c->overlap ? b->anchor : AFTER_COMPUTE, layer);
+             b->c->overlap_param ? b->anchor : AFTER_COMPUTE, layer);
     wait_for(b, g);
     b->anchor = b->last_compute; /* the next gather starts when this unit starts */
     return g;
@@ -339,7 +339,7 @@ static int32_t dist_gather_task(builder_t *b, int32_t k, int32_t dep)
 }
 
 /* Before the step's first forward of an item's parameters (item: sp_buckets_t) with the
- * distributed optimizer and overlap, its bucket's gather, issued when the chunk's previous
+ * distributed optimizer and overlap_param, its bucket's gather, issued when the chunk's previous
  * bucket (forward order) begins its forward (Megatron's finish_param_sync dispatching the next
  * bucket group's); the chunk's first at the step's start. The gather task, -1: none. */
 static int32_t dist_gather(builder_t *b, int item)
@@ -360,13 +360,13 @@ static int32_t dist_gather(builder_t *b, int item)
     return g;
 }
 
-/* Without overlap every gather runs before the step's first compute, in bucket order (Megatron's
- * synchronous start_param_sync after the optimizer step). */
+/* Without overlap_param every gather runs before the step's first compute, in bucket order
+ * (Megatron's synchronous start_param_sync after the optimizer step). */
 static void dist_gather_all(builder_t *b)
 {
     int32_t g = -1;
 
-    if (!ddp(b) || !b->c->dist_opt || b->c->overlap) {
+    if (!ddp(b) || !b->c->dist_opt || b->c->overlap_param) {
         return;
     }
     b->op = b->mb = -1;

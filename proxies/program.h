@@ -42,12 +42,12 @@
  *        With dist_opt (Megatron's --use-distributed-optimizer) each bucket is reduce-scattered
  *        instead, padded to a multiple of lcm(dp, 128) elements, the embedding group's tied
  *        weight in a bucket of its own (sp_buckets_t); and each bucket's parameters are
- *        all-gathered (model dtype) once per step before its first forward: with overlap the
+ *        all-gathered (model dtype) once per step before its first forward: with overlap_param the
  *        chunk's first at the step's start, each next one when the forward of the bucket
- *        before it (forward order) begins; without overlap all before the first compute.
+ *        before it (forward order) begins; without it all before the first compute.
  *   FSDP (ZeRO-3): before each layer's compute in F and B, an all-gather of that layer's
- *        parameters over the DP group; with overlap on it is prefetched (issued when the
- *        previous layer starts computing), with overlap off the compute waits for a gather
+ *        parameters over the DP group; with overlap_param it is prefetched (issued when the
+ *        previous layer starts computing), without it the compute waits for a gather
  *        issued only when it is needed. After a layer's gradient in every gradient op (each
  *        microbatch's B, or W when the backward is split), a reduce-scatter of its gradients,
  *        which the next compute waits for when overlap is off; the output layer's and the
@@ -180,7 +180,9 @@ typedef struct {
     int sequence_parallel;
     int dp_mode; /* sp_dp_mode_t, used when dp > 1 */
     int dist_opt; /* DDP: Megatron's --use-distributed-optimizer (reduce-scatter + gathers) */
-    int overlap; /* 1: DP communication overlaps compute; 0: serialized */
+    int overlap;       /* gradient reductions overlap compute (Megatron's overlap_grad_reduce) */
+    int overlap_param; /* parameter gathers (dist_opt, FSDP) overlap compute (its
+                        * overlap_param_gather); 0: before the compute that needs them */
     int layers_per_chunk;
     sp_dtype_t dtype;      /* the model's: activations, parameters, TP and PP traffic */
     sp_dtype_t grad_dtype; /* the DP gradient reduction's (a floating type): Megatron with bf16

@@ -75,7 +75,8 @@ static void print_header(const sp_ctx_t *ctx, const proxy_run_t *r, const sp_pro
            c->tp > 1 ? (c->sequence_parallel ? "with sequence parallelism" : "all-reduce") : "-",
            c->dp > 1 ? sp_proxy_dp_mode_names[c->dp_mode] : "-",
            c->dp > 1 && c->dist_opt ? " with the distributed optimizer" : "",
-           c->overlap ? "on" : "off",
+           sp_proxy_overlap_desc(c->overlap, c->overlap_param,
+                                 c->dist_opt || c->dp_mode == SP_DP_FSDP),
            sp_proxy_grad_reduce_names[o->grad_reduce], sp_proxy_embedding_desc(c),
            r->info.tflops, sp_engine_program(r->eng)->n, r->compute);
     if (o->steps > 0) {

@@ -70,8 +70,17 @@ static const sp_opt_def_t proxy_defs[] = {
      "default with bf16 parameters) or bf16 (its --grad-reduce-in-bf16; half the bytes)",
      0, -1, sp_proxy_grad_reduce_names, 2},
     {"overlap", 0, SP_OPT_CHOICE, OFF(overlap), "on", "ON|OFF",
-     "overlap data-parallel communication with compute (off: after it / before it)", 0, -1,
-     on_off, 2},
+     "overlap data-parallel communication with compute (off: after it / before it): both the "
+     "gradient reductions and the parameter gathers",
+     0, -1, on_off, 2},
+    {"overlap-grad-reduce", 0, SP_OPT_FLAG, OFF(overlap_grad_reduce), NULL, NULL,
+     "Megatron-LM's flag: with either of its two overlap flags, the gradient reductions "
+     "overlap compute only if it is given, and --overlap is not taken",
+     0, -1, NULL, 0},
+    {"overlap-param-gather", 0, SP_OPT_FLAG, OFF(overlap_param_gather), NULL, NULL,
+     "Megatron-LM's flag: the parameter gathers (--use-distributed-optimizer, --dp-mode fsdp) "
+     "overlap the forward only if it is given; needs --overlap-grad-reduce",
+     0, -1, NULL, 0},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
      "pipeline schedule (a wrong name lists the choices; docs/METHODOLOGY.md describes each)",
      0, -1, sp_schedule_names, SP_SCHED_COUNT},
@@ -139,6 +148,15 @@ const char *sp_proxy_embedding_desc(const sp_program_config_t *cfg)
                : "tied (one stage holds both ends)";
 }
 
+const char *sp_proxy_overlap_desc(int grad, int param, int gathers)
+{
+    if (!gathers || grad == param) {
+        return grad ? "on" : "off";
+    }
+    return grad ? "on for gradient reductions, off for parameter gathers"
+                : "off for gradient reductions, on for parameter gathers";
+}
+
 sp_sched_kind_t sp_proxy_sched_kind(const sp_proxy_opts_t *opts)
 {
     return (sp_sched_kind_t)opts->schedule; /* the names follow sp_sched_kind_t's order */
@@ -192,6 +210,39 @@ static int runs_on_gpu(const sp_proxy_opts_t *opts)
            sp_backend_gpu_count(why, sizeof(why)) > 0;
 }
 
+sp_status_t sp_proxy_opts_overlap(sp_proxy_opts_t *opts, const sp_opt_table_t *table,
+                                  const unsigned char *seen, char *err, size_t errlen)
+{
+    int overlap_given = 0, megatron = opts->overlap_grad_reduce || opts->overlap_param_gather;
+
+    for (int i = 0; i < table->ndefs; i++) {
+        overlap_given |= seen[i] && strcmp(table->defs[i].long_name, "overlap") == 0;
+    }
+    if (opts->dist_opt && opts->dp_mode == SP_DP_FSDP) {
+        snprintf(err, errlen, "--use-distributed-optimizer needs --dp-mode ddp (fsdp shards the "
+                 "parameters itself)");
+        return SP_ERR_INVALID;
+    }
+    if (megatron && overlap_given) {
+        snprintf(err, errlen, "give --overlap or Megatron-LM's --overlap-grad-reduce and "
+                 "--overlap-param-gather, not both");
+        return SP_ERR_INVALID;
+    }
+    if (opts->overlap_param_gather && !opts->overlap_grad_reduce) {
+        snprintf(err, errlen, "--overlap-param-gather needs --overlap-grad-reduce (as in "
+                 "Megatron-LM)");
+        return SP_ERR_INVALID;
+    }
+    if (opts->overlap_param_gather && !opts->dist_opt && opts->dp_mode != SP_DP_FSDP) {
+        snprintf(err, errlen, "--overlap-param-gather needs --use-distributed-optimizer or "
+                 "--dp-mode fsdp (plain DDP gathers no parameters)");
+        return SP_ERR_INVALID;
+    }
+    opts->grad_overlap = megatron ? opts->overlap_grad_reduce : opts->overlap == 0;
+    opts->param_overlap = megatron ? opts->overlap_param_gather : opts->overlap == 0;
+    return SP_OK;
+}
+
 sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_t *opts,
                                 int *help_p, char *err, size_t errlen)
 {
@@ -199,14 +250,18 @@ sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_
     char why[256];
     sp_status_t status;
 
+    unsigned char seen[64] = {0};
+
     memset(opts, 0, sizeof(*opts));
-    status = sp_opts_parse(&sp_proxy_opt_table, argc, argv, first, opts, help_p, NULL, err, errlen);
+    if (sp_proxy_opt_table.ndefs > (int)sizeof(seen)) {
+        snprintf(err, errlen, "internal: the proxy has more options than its parser tracks");
+        return SP_ERR_INVALID;
+    }
+    status = sp_opts_parse(&sp_proxy_opt_table, argc, argv, first, opts, help_p, seen, err, errlen);
     if (status != SP_OK || *help_p) {
         return status;
     }
-    if (opts->dist_opt && opts->dp_mode == SP_DP_FSDP) {
-        snprintf(err, errlen, "--use-distributed-optimizer needs --dp-mode ddp (fsdp shards the "
-                 "parameters itself)");
+    if (sp_proxy_opts_overlap(opts, &sp_proxy_opt_table, seen, err, errlen) != SP_OK) {
         return SP_ERR_INVALID;
     }
     if (strcmp(opts->model, "auto") == 0) {
@@ -330,7 +385,8 @@ sp_status_t sp_proxy_program_config(const sp_proxy_opts_t *opts, const sp_layout
     cfg_p->sequence_parallel = opts->sequence_parallel;
     cfg_p->dp_mode = opts->dp_mode;
     cfg_p->dist_opt = opts->dist_opt;
-    cfg_p->overlap = opts->overlap == 0;
+    cfg_p->overlap = opts->grad_overlap;
+    cfg_p->overlap_param = opts->param_overlap;
     cfg_p->layers_per_chunk = (int)(model.layers / ((long)layout->pp * layout->v));
     cfg_p->dtype = model.dtype;
     cfg_p->grad_dtype = sp_proxy_grad_dtype(opts);
@@ -370,7 +426,8 @@ sp_status_t sp_proxy_info(const sp_proxy_opts_t *opts, const sp_layout_t *layout
     info_p->microbatches = (int32_t)opts->microbatches;
     info_p->chunks = layout->v;
     info_p->sequence_parallel = opts->sequence_parallel;
-    info_p->overlap = opts->overlap == 0;
+    info_p->overlap = opts->grad_overlap;
+    info_p->overlap_param_gather = opts->param_overlap;
     info_p->dist_opt = opts->dist_opt;
     info_p->causal = model.causal;
     info_p->layers = model.layers;

@@ -32,6 +32,10 @@ typedef struct {
     double bucket_mib;
     int grad_reduce; /* index into sp_proxy_grad_reduce_names: fp32, bf16 */
     int overlap;  /* index into on, off */
+    int overlap_grad_reduce;  /* Megatron-LM's flags, as given; when either is given they */
+    int overlap_param_gather; /* decide and --overlap is not (sp_proxy_opts_overlap) */
+    int grad_overlap;  /* resolved: gradient reductions overlap compute */
+    int param_overlap; /* resolved: parameter gathers (dist-opt, FSDP) overlap compute */
     int schedule; /* sp_sched_kind_t, an index into sp_schedule_names */
     long microbatches;
     long chunks;   /* model chunks per stage (interleaved) */
@@ -52,6 +56,13 @@ typedef struct {
 } sp_proxy_opts_t;
 
 extern const sp_opt_table_t sp_proxy_opt_table;
+
+/* The overlap options into grad_overlap and param_overlap, and the checks between the DP
+ * options: --overlap (default on: both) unless Megatron-LM's --overlap-grad-reduce or
+ * --overlap-param-gather is given (then each is on only when given, with Megatron's
+ * constraints); seen: which rows of table were given. SP_ERR_INVALID with one message. */
+sp_status_t sp_proxy_opts_overlap(sp_proxy_opts_t *opts, const sp_opt_table_t *table,
+                                  const unsigned char *seen, char *err, size_t errlen);
 
 /* Parse argv[first..argc) and check the model: SP_ERR_INVALID with one message in err. */
 sp_status_t sp_proxy_opts_parse(int argc, char **argv, int first, sp_proxy_opts_t *opts,
@@ -96,6 +107,10 @@ extern const char *const sp_proxy_grad_reduce_names[2];
 
 /* The dtype --grad-reduce-dtype names. */
 sp_dtype_t sp_proxy_grad_dtype(const sp_proxy_opts_t *opts);
+
+/* The overlap in words: "on", "off", or which of the two is on when they differ; gathers: the
+ * DP mode gathers parameters (the distributed optimizer or FSDP). */
+const char *sp_proxy_overlap_desc(int grad, int param, int gathers);
 
 /* The embedding as the header line states it: "tied (gradient all-reduced by the first and the
  * last stage)", "tied (one stage holds both ends)" or "untied". Static storage. */

@@ -72,6 +72,7 @@ hid_t sp__proxy_info_type(void)
     PF(max_inflight, H5T_NATIVE_INT32);
     PF(max_inflight_total, H5T_NATIVE_INT32);
     PF(dist_opt, H5T_NATIVE_INT32);
+    PF(overlap_param_gather, H5T_NATIVE_INT32);
     PF(layers, H5T_NATIVE_INT64);
     PF(hidden, H5T_NATIVE_INT64);
     PF(heads, H5T_NATIVE_INT64);
@@ -198,6 +199,9 @@ static sp_status_t read_tables(hid_t file, sp_proxy_result_data_t *d)
     if (status == SP_OK && ninfo == 1) {
         d->info = *(sp_proxy_info_t *)p;
         d->has_info = 1;
+        if (!has_member(file, "/proxy/info", "overlap_param_gather")) {
+            d->info.overlap_param_gather = d->info.overlap; /* one --overlap covered both */
+        }
     }
     free(p);
     p = NULL;

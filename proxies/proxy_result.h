@@ -67,6 +67,7 @@ typedef struct {
     int32_t max_inflight;    /* --max-inflight: tasks in flight per lane; 0 in older files */
     int32_t max_inflight_total; /* on all lanes together; 0 in older files */
     int32_t dist_opt; /* 1: --use-distributed-optimizer; 0 in older files */
+    int32_t overlap_param_gather; /* 1: parameter gathers overlap; older files: overlap */
     int64_t layers, hidden, heads, ffn, seq, micro_batch, vocab;
     double tflops;          /* the device rate compute ops run at: --tflops, or with gemm the
                              * GEMM rate measured at start-up */

@@ -80,26 +80,33 @@ dp_ovl=$("$SCALEPROBE" report "$TMP/p7.h5" | awk '/^# +stage +idle/{s=1; next} /
 [ "$dp_ovl" = "0.000 " ] && ok "overlap off: dp overlap 0.000 on both stages" ||
   not_ok "overlap off: dp overlap '$dp_ovl'"
 
-# --use-distributed-optimizer (dp 2 on 2 ranks, pp 1): the file records the flag in /proxy/info
-# (unit.test_program_megatron counts its reduce-scatters and all-gathers)
+# --use-distributed-optimizer (dp 2 on 2 ranks, pp 1) with Megatron-LM's --overlap-grad-reduce
+# alone: the file records the flag and the two overlaps apart in /proxy/info, and the headers of
+# proxy and report say which is on (unit.test_program_megatron counts the reduce-scatters and
+# all-gathers and checks where they sit)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 f="$TMP/dopt.h5"
 # shellcheck disable=SC2086
-sp_mpirun 2 proxy $small --dp 2 --use-distributed-optimizer -O "$f" >"$TMP/out" 2>&1
+sp_mpirun 2 proxy $small --dp 2 --use-distributed-optimizer --overlap-grad-reduce -O "$f" \
+  >"$TMP/out" 2>&1
 rc=$?
-dopt=$("$PY" -c 'import sys, h5py; print(int(h5py.File(sys.argv[1], "r")["/proxy/info"][0]["dist_opt"]))' "$f" 2>&1)
-if [ "$rc" -eq 0 ] && [ "$dopt" = "1" ] && grep -q 'with the distributed optimizer' "$TMP/out" &&
-  h5dump -a /status "$f" | grep -q complete; then
-  ok "proxy dp2 --use-distributed-optimizer: complete, /proxy/info dist_opt 1"
+info=$("$PY" -c 'import sys, h5py; i = h5py.File(sys.argv[1], "r")["/proxy/info"][0]
+print(int(i["dist_opt"]), int(i["overlap"]), int(i["overlap_param_gather"]))' "$f" 2>&1)
+said="overlap on for gradient reductions, off for parameter gathers"
+if [ "$rc" -eq 0 ] && [ "$info" = "1 1 0" ] &&
+  grep -q "with the distributed optimizer, $said" "$TMP/out" &&
+  "$SCALEPROBE" report "$f" >"$TMP/rep" 2>&1 && grep -q "$said" "$TMP/rep" && h5dump -a /status "$f" | grep -q complete; then
+  ok "proxy dp2 --use-distributed-optimizer --overlap-grad-reduce: complete, /proxy/info dist_opt overlap overlap_param_gather = $info, the headers say it"
 else
-  not_ok "proxy dp2 --use-distributed-optimizer: rc=$rc info '$dopt'"
+  not_ok "proxy dp2 --use-distributed-optimizer --overlap-grad-reduce: rc=$rc info '$info'"
   tail -5 "$TMP/out"
 fi
 
 for bad in "--tp 3" "--pp 3" "--layers 6 --chunks 2 --schedule interleaved" "--model gpt5" \
   "--schedule zb-h2" "--tp 4 --heads 6 --hidden 384" "--chunks 2 --schedule 1f1b" \
-  "--schedule zb-v" "--dp 4 --dp-mode fsdp --use-distributed-optimizer"; do
+  "--schedule zb-v" "--dp 4 --dp-mode fsdp --use-distributed-optimizer" \
+  "--dp 4 --use-distributed-optimizer --overlap-param-gather" "--dp 4 --overlap on --overlap-grad-reduce"; do
   # shellcheck disable=SC2086
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
   rc=$?

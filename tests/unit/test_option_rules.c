@@ -236,6 +236,52 @@ static void test_issue21_misses(void **state)
     assert_int_equal(sp_coll_opts_check_world(&o, 2, err, sizeof(err)), SP_OK);
 }
 
+/* --overlap against Megatron-LM's --overlap-grad-reduce and --overlap-param-gather: the
+ * resolved pair, and each refusal with its message. */
+static void test_proxy_overlap_flags(void **state)
+{
+    static const struct {
+        const char *args[5];
+        int grad, param; /* -1: refused */
+        const char *msg;
+    } cases[] = {
+        {{NULL}, 1, 1, NULL},
+        {{"--overlap", "off"}, 0, 0, NULL},
+        {{"--overlap-grad-reduce"}, 1, 0, NULL},
+        {{"--dp-mode", "fsdp", "--overlap-grad-reduce"}, 1, 0, NULL},
+        {{"--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather"}, 1, 1,
+         NULL},
+        {{"--dp-mode", "fsdp", "--overlap-grad-reduce", "--overlap-param-gather"}, 1, 1, NULL},
+        {{"--use-distributed-optimizer", "--overlap-param-gather"}, -1, -1,
+         "--overlap-param-gather needs --overlap-grad-reduce"},
+        {{"--overlap-grad-reduce", "--overlap-param-gather"}, -1, -1,
+         "needs --use-distributed-optimizer or --dp-mode fsdp"},
+        {{"--overlap", "on", "--overlap-grad-reduce"}, -1, -1, "not both"},
+        {{"--dp-mode", "fsdp", "--use-distributed-optimizer"}, -1, -1, "needs --dp-mode ddp"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *argv[8] = {"proxy"};
+        int argc = 1, help = 0;
+        char err[ERRLEN] = "";
+        sp_proxy_opts_t o;
+        sp_status_t st;
+        for (int a = 0; a < 5 && cases[i].args[a] != NULL; a++) {
+            argv[argc++] = (char *)cases[i].args[a];
+        }
+        st = sp_proxy_opts_parse(argc, argv, 1, &o, &help, err, sizeof(err));
+        if (cases[i].grad < 0) {
+            assert_int_equal(st, SP_ERR_INVALID);
+            assert_non_null(strstr(err, cases[i].msg));
+        } else {
+            assert_int_equal(st, SP_OK);
+            assert_int_equal(o.grad_overlap, cases[i].grad);
+            assert_int_equal(o.param_overlap, cases[i].param);
+        }
+    }
+}
+
 /* An empty positional argument is refused too (report "" and the like). */
 static void test_empty_positional(void **state)
 {
@@ -267,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_numbers_refused),
         cmocka_unit_test(test_defaults_parse),
         cmocka_unit_test(test_issue21_misses),
+        cmocka_unit_test(test_proxy_overlap_flags),
         cmocka_unit_test(test_empty_positional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

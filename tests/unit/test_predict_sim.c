@@ -32,6 +32,7 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v)
         .dp = 1,
         .dp_mode = SP_DP_DDP,
         .overlap = 1,
+        .overlap_param = 1,
         .layers_per_chunk = 1,
         .dtype = SP_DTYPE_BFLOAT16,
         .grad_dtype = SP_DTYPE_BFLOAT16,
@@ -57,7 +58,7 @@ static sp_program_config_t dp2_serial(int m)
 
     cfg.flops_logits = 30;
     cfg.dp = 2;
-    cfg.overlap = 0;
+    cfg.overlap = cfg.overlap_param = 0;
     return cfg;
 }
 
@@ -531,7 +532,7 @@ static void test_hand_ddp(void **state)
 
     (void)state;
     cfg.dp = 2;
-    cfg.overlap = 0;
+    cfg.overlap = cfg.overlap_param = 0;
     cfg.flops_logits = 30;
     run(&cfg, sp_predict_cost_ab, &ab, &res);
     assert_int_equal(res.step_ns, 4140);

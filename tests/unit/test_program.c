@@ -31,6 +31,7 @@ static sp_program_config_t cfg_make(sp_sched_kind_t kind, int p, int m, int v, i
         .dp = 1,
         .dp_mode = SP_DP_DDP,
         .overlap = 1,
+        .overlap_param = 1,
         .layers_per_chunk = 2,
         .dtype = SP_DTYPE_FLOAT,
         .grad_dtype = SP_DTYPE_FLOAT,
@@ -108,7 +109,7 @@ static void check_deps(const sp_program_config_t *c, const sp_program_t *pr)
         if (t->kind == SP_TASK_COLL && t->lane == SP_LANE_TP && t->sched_type == SP_SCHED_OP_W &&
             t->ndeps == 0) {
             assert_int_equal(t->coll, SP_COLL_ALL_GATHER); /* W's re-gather: the lane orders it */
-        } else if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap)) {
+        } else if (t->kind == SP_TASK_COLL && !(t->lane == SP_LANE_DP_GATHER && c->overlap_param)) {
             /* a collective (other than a prefetched gather) waits for the compute before it;
              * the embedding's TP collective also for the FSDP gather of its weight */
             int extra = 0;
@@ -258,7 +259,7 @@ static void test_grid(void **state)
                             c.sequence_parallel = tpv[ti].sp;
                             c.dp = dpv[di].dp;
                             c.dp_mode = dpv[di].mode;
-                            c.overlap = dpv[di].overlap;
+                            c.overlap = c.overlap_param = dpv[di].overlap;
                             c.dist_opt = dpv[di].dist;
                             c.layers_per_chunk = 1 + (m + stage) % 3;
                             c.flops_per_ns = 0.7; /* durations need rounding */
@@ -439,7 +440,7 @@ static sp_program_config_t dp_cfg(size_t k, int stage, int mode, int overlap)
     c.tp = 2;
     c.dp = 2;
     c.dp_mode = mode;
-    c.overlap = overlap;
+    c.overlap = c.overlap_param = overlap;
     c.layers_per_chunk = 3;
     return c;
 }
@@ -546,7 +547,9 @@ static void test_ddp_big_bucket(void **state)
     }
 }
 
-static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
+/* FSDP's order: grad, Megatron's overlap_grad_reduce (the next compute does not wait for a
+ * reduce-scatter); param, its overlap_param_gather (a gather is prefetched) */
+static void check_fsdp_order(const sp_program_t *pr, int grad, int param, int m)
 {
     int32_t gather = -1, rs = -1, compute = -1;
     size_t per_mb[16] = {0}, total = 0;
@@ -558,16 +561,16 @@ static void check_fsdp_order(const sp_program_t *pr, int overlap, int m)
                 assert_true(has_dep(t, gather)); /* a layer computes once it is gathered */
             }
             if (rs > compute) {
-                assert_int_equal(has_dep(t, rs), !overlap); /* waits for it only if serialized */
+                assert_int_equal(has_dep(t, rs), !grad); /* waits for it only if serialized */
             }
             compute = (int32_t)i;
         } else if (t->lane == SP_LANE_DP_GATHER) {
             assert_int_equal(t->count * FLOAT_BYTES, 1024);
             assert_int_not_equal(t->sched_type, SP_SCHED_OP_W);
-            if (!overlap && compute >= 0) { /* issued when needed: after the compute before it */
+            if (!param && compute >= 0) { /* issued when needed: after the compute before it */
                 assert_int_equal(t->ndeps, 1);
                 assert_int_equal(t->deps[0], compute);
-            } else if (overlap && gather >= 0 && t->ndeps > 0) {
+            } else if (param && gather >= 0 && t->ndeps > 0) {
                 assert_true(t->deps[0] < gather); /* prefetched: before the previous gather */
             }
             gather = (int32_t)i;
@@ -595,9 +598,10 @@ static void test_fsdp(void **state)
         size_t gathers = (size_t)(2 * shapes[k].m * shapes[k].v * 3),
                rs = (size_t)(3 * shapes[k].v * shapes[k].m);
         for (int stage = 0; stage < shapes[k].p; stage++) {
-            for (int overlap = 0; overlap <= 1; overlap++) {
-                sp_program_config_t c = dp_cfg(k, stage, SP_DP_FSDP, overlap);
+            for (int overlap = 0; overlap <= 3; overlap++) { /* bit 0: grad, bit 1: param */
+                sp_program_config_t c = dp_cfg(k, stage, SP_DP_FSDP, overlap & 1);
                 sp_program_t pr;
+                c.overlap_param = overlap >> 1;
                 build(&c, &pr);
                 assert_int_equal(
                     count_tasks(&pr, SP_TASK_COLL, SP_LANE_DP_GATHER, SP_COLL_ALL_GATHER), gathers);
@@ -605,7 +609,7 @@ static void test_fsdp(void **state)
                 assert_int_equal(count_tasks(&pr, SP_TASK_COLL, SP_LANE_DP, SP_COLL_REDUCE_SCATTER),
                                  rs);
                 assert_int_equal(count_tasks(&pr, SP_TASK_COLL, SP_LANE_DP, -1), rs);
-                check_fsdp_order(&pr, overlap, shapes[k].m);
+                check_fsdp_order(&pr, overlap & 1, overlap >> 1, shapes[k].m);
                 sp_program_free(&pr);
             }
         }

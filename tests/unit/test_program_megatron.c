@@ -33,6 +33,7 @@ static sp_program_config_t layout(int which, sp_dtype_t grad)
         .dp = 2,
         .dp_mode = SP_DP_DDP,
         .overlap = 1,
+        .overlap_param = 1,
         .layers_per_chunk = 2,
         .dtype = SP_DTYPE_BFLOAT16,
         .grad_dtype = grad,
@@ -485,7 +486,7 @@ static void test_fsdp_ends(void **state)
             c.tp = want[k].tp;
             c.logits_param_bytes = want[k].logits_bytes;
             c.dp_mode = SP_DP_FSDP;
-            c.overlap = overlap;
+            c.overlap = c.overlap_param = overlap;
             build(&c, &pr);
             ag = lane_sum(&pr, SP_LANE_DP_GATHER);
             rs = lane_sum(&pr, SP_LANE_DP);
@@ -530,7 +531,7 @@ static void test_fsdp_ends_order(void **state)
         c.p = 1;
         c.m = 2;
         c.dp_mode = SP_DP_FSDP;
-        c.overlap = overlap;
+        c.overlap = c.overlap_param = overlap;
         build(&c, &pr);
         for (size_t i = 0; i < pr.n; i++) {
             const sp_task_t *t = &pr.tasks[i];
@@ -670,7 +671,10 @@ static void test_fsdp_rs_per_microbatch(void **state)
  *   pp2 tied, stage 0: layers 1024 (bucket 0), the shared embedding 100 -> 128 (bucket 1): 2 RS
  *     and 2 AG of 1152 elements, gathered 1 then 0; stage 1: the output layer 128 (bucket 0),
  *     the layers 1024 (bucket 1), gathered 1 then 0. Untied, stage 0: one bucket, 1124 -> 1152.
- * Overlap off: every gather before the first compute, in bucket order. */
+ * Overlap off: every gather before the first compute, in bucket order, and the reduce-scatters
+ * after the last compute; with Megatron's --overlap-grad-reduce without --overlap-param-gather
+ * (the last case: the third with the parameter gathers serialized) the gathers as with overlap
+ * off, the reduce-scatters during the backward. */
 static void test_dist_opt(void **state)
 {
     static const struct {
@@ -679,24 +683,27 @@ static void test_dist_opt(void **state)
         size_t rs, ag;
         uint64_t elements;
         int32_t first; /* the bucket gathered first */
+        int param_off; /* 1: overlap_grad_reduce on, overlap_param_gather off */
     } cases[] = {
-        {1, 0, 1, 1, 1, 0, 1, 1, 1152, 0},  {1, 0, 1, 0, 1, 0, 0, 0, 1124, -1},
-        {1, 0, 1, 1, 1, 2048, 3, 3, 1152, 2}, {2, 0, 1, 1, 1, 0, 2, 2, 1152, 1},
-        {2, 1, 1, 1, 1, 0, 2, 2, 1152, 1},  {2, 0, 0, 1, 1, 0, 1, 1, 1152, 0},
-        {2, 0, 1, 1, 0, 0, 2, 2, 1152, 0},
+        {1, 0, 1, 1, 1, 0, 1, 1, 1152, 0, 0},    {1, 0, 1, 0, 1, 0, 0, 0, 1124, -1, 0},
+        {1, 0, 1, 1, 1, 2048, 3, 3, 1152, 2, 0}, {2, 0, 1, 1, 1, 0, 2, 2, 1152, 1, 0},
+        {2, 1, 1, 1, 1, 0, 2, 2, 1152, 1, 0},    {2, 0, 0, 1, 1, 0, 1, 1, 1152, 0, 0},
+        {2, 0, 1, 1, 0, 0, 2, 2, 1152, 0, 0},    {1, 0, 1, 1, 0, 2048, 3, 3, 1152, 0, 0},
+        {1, 0, 1, 1, 1, 2048, 3, 3, 1152, 0, 1},
     };
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sp_program_config_t c = layout(LAYOUT_A, SP_DTYPE_FLOAT);
         sp_program_t pr;
         lane_sum_t dp, ag;
-        size_t first_compute = 0, last_ag = 0;
+        size_t first_compute = 0, last_compute = 0, last_ag = 0, first_rs = 0;
         int32_t first = -1;
         c.p = cases[i].p;
         c.stage = cases[i].stage;
         c.tied_embeddings = cases[i].tied;
         c.dist_opt = cases[i].dist;
         c.overlap = cases[i].overlap;
+        c.overlap_param = cases[i].overlap && !cases[i].param_off;
         c.logits_param_bytes = 200;
         if (cases[i].bucket > 0) {
             c.bucket_bytes = cases[i].bucket;
@@ -714,14 +721,20 @@ static void test_dist_opt(void **state)
         for (size_t k = pr.n; k > 0; k--) {
             const sp_task_t *t = &pr.tasks[k - 1];
             first_compute = t->kind == SP_TASK_COMPUTE ? k - 1 : first_compute;
+            last_compute = t->kind == SP_TASK_COMPUTE && !last_compute ? k - 1 : last_compute;
+            first_rs = t->lane == SP_LANE_DP ? k - 1 : first_rs;
             if (t->lane == SP_LANE_DP_GATHER) {
                 first = t->bucket;
                 last_ag = last_ag ? last_ag : k - 1;
             }
         }
         assert_int_equal(first, cases[i].first);
-        if (!cases[i].overlap) {
+        if (!c.overlap_param) { /* the gathers before the first compute, in bucket order */
             assert_true(last_ag < first_compute);
+        }
+        /* bounded buckets at pp 1: the first reduced during the backward, or after it */
+        if (cases[i].bucket > 0) {
+            assert_true(c.overlap ? first_rs < last_compute : first_rs > last_compute);
         }
         sp_program_free(&pr);
     }
