@@ -427,6 +427,11 @@ void sp_report_print(const sp_reader_t *rd, FILE *out)
             strcmp(rd->issue, "stream") == 0
                 ? " (each operation enqueued on a backend stream, as the proxy issues it)"
                 : " (blocking calls of the measuring thread)");
+    if (rd->stream_wait_ns > 0) {
+        fprintf(out, "# cross-stream wait: median %.1f us (a stream waiting on another's event, "
+                     "max over ranks; predict adds it to every cross-lane dependency)\n",
+                (double)rd->stream_wait_ns / 1e3);
+    }
     print_table(rd, out);
     fprintf(out, "# Summary\n");
     print_peaks(rd, out);

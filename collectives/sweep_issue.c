@@ -108,11 +108,21 @@ sp_status_t sp__sweep_issue_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts, sp_s
     return status;
 }
 
-sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, const sp_coll_opts_t *opts, sp_sweep_bufs_t *bufs)
+sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, sp_ctx_t *group, const sp_coll_opts_t *opts,
+                                  sp_sweep_bufs_t *bufs)
 {
-    sp_status_t status = sp__sweep_issue_open(ctx, opts, bufs);
+    int64_t mine[2], most[2];
+    sp_status_t status = sp_ctx_agree(ctx, sp__sweep_issue_open(group, opts, bufs));
 
-    if (status != SP_OK || bufs->stream_wait_ns <= 0 || ctx->rank != 0) {
+    if (status != SP_OK) {
+        return status;
+    }
+    mine[0] = bufs->stream_wait_ns; /* the group's largest; with groups, the world's */
+    mine[1] = bufs->stream_wait_p90_ns;
+    MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, ctx->world);
+    bufs->stream_wait_ns = most[0];
+    bufs->stream_wait_p90_ns = most[1];
+    if (bufs->stream_wait_ns <= 0 || ctx->rank != 0) {
         return status;
     }
     if (ctx->result != NULL) {

@@ -16,10 +16,11 @@ sp_status_t sp__sweep_issue_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts,
                                  sp_sweep_bufs_t *bufs);
 
 /* Start one operation: coll_run, or enqueued on the stream. Collective like coll_run. */
-/* sp__sweep_issue_open before the sweep's header, and with a stream the cross-stream wait it
- * measured written (/coll attributes stream_wait_ns, stream_wait_p90_ns) by rank 0.
- * The caller agrees on the status. */
-sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, const sp_coll_opts_t *opts,
+/* sp__sweep_issue_open on group (ctx itself, or with --split the rank's group, whose buffers
+ * bufs are) before the sweep's header; with a stream, the cross-stream wait it measured, the
+ * largest over ctx's world, kept in bufs and written (/coll attributes stream_wait_ns,
+ * stream_wait_p90_ns) by rank 0. Collective over ctx->world; the caller agrees on the status. */
+sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, sp_ctx_t *group, const sp_coll_opts_t *opts,
                                   sp_sweep_bufs_t *bufs);
 
 /* The header line of that wait (nothing when not measured). */

@@ -258,9 +258,15 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
                                     &s->bufs);
     }
     if (status == SP_OK && s->split == NULL) {
-        status = sp_ctx_agree(ctx, sp__sweep_issue_begin(ctx, opts, &s->bufs));
+        status = sp_ctx_agree(ctx, sp__sweep_issue_begin(ctx, ctx, opts, &s->bufs));
         if (status != SP_OK) {
             sp_sweep_bufs_cleanup(ctx, &s->bufs);
+        }
+    } else if (status == SP_OK) { /* each group's stream, the wait's largest over the world */
+        status = sp_ctx_agree(ctx, sp__sweep_issue_begin(ctx, &s->split->sub, opts,
+                                                         &s->split->bufs));
+        if (status != SP_OK) {
+            sp_sweep_split_close(s->split);
         }
     }
     if (status != SP_OK) {
@@ -277,9 +283,7 @@ sp_status_t sp_sweep_run(sp_ctx_t *ctx, const sp_coll_opts_t *opts)
     if (status == SP_OK) {
         if (ctx->rank == 0) {
             sp_method_print_header(stdout, opts);
-            if (s->split == NULL) {
-                sp__sweep_issue_print(stdout, &s->bufs);
-            }
+            sp__sweep_issue_print(stdout, s->split != NULL ? &s->split->bufs : &s->bufs);
             if (s->split != NULL) {
                 sp_sweep_split_print_header(stdout, s->split);
             }

@@ -93,6 +93,15 @@ done
 echo "$line" | grep -q "no slow group" && ok "healthy split, run $try: $line$seen" ||
   not_ok "healthy split named a group in 3 runs:$seen"
 
+# the stream split measured the cross-stream wait in every group: /coll and the two headers
+w=$(h5dump -a /coll/stream_wait_ns "$h" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+if [ "${w:-0}" -gt 0 ] && grep -q '^# cross-stream wait: median' "$TMP/hout" &&
+  "$SCALEPROBE" report "$h" >"$TMP/hrep" 2>&1 && grep -q '^# cross-stream wait: median' "$TMP/hrep"; then
+  ok "stream split: /coll stream_wait_ns = $w, in coll's and report's headers"
+else
+  not_ok "stream split: stream_wait_ns '$w'"; grep '^# cross' "$TMP/hout" "$TMP/hrep"
+fi
+
 # more ranks than cores: a blocking split warns once, from rank 0; a stream one does not
 sp_mpirun 4 coll -b 1K -e 1K -n 2 --split "MOD 2" -O "$TMP/poll.h5" >"$TMP/pout" 2>&1
 n=$(grep -c "warning: 4 ranks on .* online cores of .*busy-polls.*--issue stream" "$TMP/pout")
