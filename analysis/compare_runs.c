@@ -313,6 +313,8 @@ void sp__cmp_workload_difference(const run_t *x, const run_t *y, int same_shape,
     }
     if (a->has_proxy) {
         const sp_proxy_info_t *p = &a->proxy_info, *q = &b->proxy_info;
+        int gathers = p->dist_opt || q->dist_opt || strcmp(a->proxy_dp_mode, "fsdp") == 0 ||
+                      strcmp(b->proxy_dp_mode, "fsdp") == 0;
         /* dp is last: it may differ between shapes of a scaling series */
 #define SHAPE_ROW(f) {#f, (double)p->f, (double)q->f}
         const struct {
@@ -320,8 +322,11 @@ void sp__cmp_workload_difference(const run_t *x, const run_t *y, int same_shape,
             double a, b;
         } shape[] = {SHAPE_ROW(pp),          SHAPE_ROW(tp),     SHAPE_ROW(microbatches),
                      SHAPE_ROW(chunks),      SHAPE_ROW(sequence_parallel),
-                     SHAPE_ROW(overlap),     SHAPE_ROW(overlap_param_gather),
-                     SHAPE_ROW(dist_opt),    SHAPE_ROW(causal), SHAPE_ROW(layers),
+                     SHAPE_ROW(overlap),     SHAPE_ROW(dist_opt),
+                     /* the parameter gathers' overlap matters only where there are gathers */
+                     {"overlap_param_gather", gathers ? (double)p->overlap_param_gather : 0.0,
+                      gathers ? (double)q->overlap_param_gather : 0.0},
+                     SHAPE_ROW(causal),      SHAPE_ROW(layers),
                      SHAPE_ROW(hidden),      SHAPE_ROW(heads),  SHAPE_ROW(ffn),
                      SHAPE_ROW(seq),         SHAPE_ROW(micro_batch), SHAPE_ROW(vocab),
                      SHAPE_ROW(compute),     SHAPE_ROW(compute_threads),

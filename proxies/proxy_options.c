@@ -79,7 +79,7 @@ static const sp_opt_def_t proxy_defs[] = {
      0, -1, NULL, 0},
     {"overlap-param-gather", 0, SP_OPT_FLAG, OFF(overlap_param_gather), NULL, NULL,
      "Megatron-LM's flag: the parameter gathers (--use-distributed-optimizer, --dp-mode fsdp) "
-     "overlap the forward only if it is given; needs --overlap-grad-reduce",
+     "overlap compute only if it is given; needs --overlap-grad-reduce",
      0, -1, NULL, 0},
     {"schedule", 's', SP_OPT_CHOICE, OFF(schedule), "1f1b", "NAME",
      "pipeline schedule (a wrong name lists the choices; docs/METHODOLOGY.md describes each)",

@@ -178,6 +178,22 @@ rc=$?
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'not comparable: different proxy shape' "$TMP/pperr" &&
   ok "proxies of different shapes: not comparable, exit 2" || { not_ok "proxy shapes: rc=$rc"; cat "$TMP/pperr"; }
+# the parameter gathers' overlap is part of the shape only where there are gathers: plain DDP
+# with Megatron's --overlap-grad-reduce alone compares with --overlap on; the distributed
+# optimizer's two settings do not
+for v in "D1 --dp 2" "D2 --dp 2 --overlap-grad-reduce" "O1 --dp 2 --use-distributed-optimizer" \
+  "O2 --dp 2 --use-distributed-optimizer --overlap-grad-reduce"; do
+  # shellcheck disable=SC2086
+  sp_mpirun 2 "${proxy[@]}" ${v#* } -O "$TMP/${v%% *}.h5" >/dev/null 2>&1
+done
+"$SCALEPROBE" compare "$TMP/D1.h5" "$TMP/D2.h5" >/dev/null 2>"$TMP/dderr"
+rc1=$?
+"$SCALEPROBE" compare "$TMP/O1.h5" "$TMP/O2.h5" >/dev/null 2>"$TMP/ooerr"
+rc2=$?
+[ "$rc1" -le 1 ] && [ "$rc2" -eq 2 ] &&
+  grep -q 'different proxy shape (.*overlap_param_gather 1, .*overlap_param_gather 0)' "$TMP/ooerr" &&
+  ok "DDP --overlap-grad-reduce against --overlap on: compared; the distributed optimizer's: not comparable (overlap_param_gather)" ||
+  { not_ok "overlap shapes: rc $rc1 $rc2"; cat "$TMP/dderr" "$TMP/ooerr"; }
 "$SCALEPROBE" compare "$TMP/P.h5" "$TMP/P.h5" >"$TMP/pp" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && grep -q '^proxy step time .* no verdict$' "$TMP/pp" &&

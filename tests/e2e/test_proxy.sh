@@ -111,7 +111,12 @@ for bad in "--tp 3" "--pp 3" "--layers 6 --chunks 2 --schedule interleaved" "--m
   sp_mpirun 4 proxy --hidden 256 --seq 128 --layers 8 $bad -O "$TMP/bad.h5" >"$TMP/out" 2>"$TMP/err"
   rc=$?
   n=$(grep -c '^scaleprobe' "$TMP/err")
-  if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ] && [ ! -e "$TMP/bad.h5" ]; then
+  case "$bad" in # the overlap refusals say why (any other refusal would pass on rc alone)
+  *--overlap-param-gather) want="needs --overlap-grad-reduce" ;;
+  *--overlap-grad-reduce) want="not both" ;;
+  *) want="" ;;
+  esac
+  if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ] && [ ! -e "$TMP/bad.h5" ] && grep -q -- "$want" "$TMP/err"; then
     ok "proxy $bad: exit 2, one message: $(grep '^scaleprobe' "$TMP/err")"
   else
     not_ok "proxy $bad: rc=$rc messages=$n"

@@ -102,6 +102,7 @@ void sp_test_program_config(sp_program_config_t *cfg, sp_sched_kind_t kind, cons
     cfg->tp = l->tp;
     cfg->dp = l->dp;
     cfg->overlap = 1;
+    cfg->overlap_param = 1;
     cfg->layers_per_chunk = layers_per_chunk;
     cfg->dtype = SP_DTYPE_FLOAT;
     cfg->grad_dtype = SP_DTYPE_FLOAT;

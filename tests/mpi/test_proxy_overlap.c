@@ -22,7 +22,7 @@ static void run(sp_ctx_t *ctx, int mode, int overlap, double *exposed_p, double 
     sp_test_comms(ctx, &l, &comms);
     sp_test_program_config(&cfg, SP_SCHED_1F1B, &l, 2, 4, 10e6);
     cfg.dp_mode = mode;
-    cfg.overlap = overlap;
+    cfg.overlap = cfg.overlap_param = overlap;
     cfg.layer_param_bytes = 2u << 20;
     cfg.bucket_bytes = 2u << 20;
     SP_TEST_EQ_INT(sp_engine_create(&ctx->backend, &comms, &cfg, &eng), SP_OK);
