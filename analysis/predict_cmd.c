@@ -13,15 +13,13 @@
 #include <unistd.h>
 
 #include "launcher.h"
-#include "node_result.h"
+#include "predict_inputs.h"
 #include "predict_sim.h"
 #include "proxy_options.h"
 #include "proxy_result.h"
 #include "proxy_table.h"
-#include "reader.h"
 #include "result.h"
 #include "runopts.h"
-#include "stats.h"
 #include "timeutil.h"
 #include "topo.h"
 #include "coll.h"
@@ -124,12 +122,9 @@ typedef struct {
     sp_proxy_info_t info;
     sp_model_t model;
     sp_predict_ab_t ab;
-    sp_predict_sweeps_t sweeps;
-    int stream_sweep[SP_PREDICT_MAX_SWEEPS]; /* that size's curves are from coll --issue stream */
+    sp_predict_comm_t comm; /* the sweeps, or the source text of another cost model */
     int use_sweep;
-    int64_t wait_ns; /* cross-lane wait of the stream-issued sweeps (the largest), 0: none */
     int tflops_given; /* --tflops on the command line */
-    char source[SP_OPT_STRLEN + 1024];
     char compute_source[SP_OPT_STRLEN + 256];
     sp_program_t *progs; /* p programs */
     sp_predict_result_t res;
@@ -208,174 +203,6 @@ static int parse(predict_t *pr, int argc, char **argv)
     return 0;
 }
 
-/* One sweep file into the set of its communicator size: of each collective, the rows that are
- * out-of-place, verified, summing or no reduction; of the model's type when the file has it,
- * else of every type (a size's times averaged). Only a file of the pass's issue mode (stream
- * files first); a blocking sweep of a size that a stream-issued one covers is named and left
- * out, since the proxy issues its collectives as the stream mode times them. 0 to go on, else
- * the exit code. */
-static int load_sweep_file(predict_t *pr, const char *path, int stream_pass)
-{
-    sp_reader_t rd;
-    char msg[SP_OPT_STRLEN + 256];
-    sp_predict_sweep_t *sw;
-    sp_status_t st = sp_reader_open(path, &rd);
-
-    if (st != SP_OK) {
-        snprintf(msg, sizeof(msg), "--sweep %.1000s: %.240s", path, rd.why);
-        return bad(msg);
-    }
-    if (strcmp(rd.subcommand, "coll") != 0) {
-        snprintf(msg, sizeof(msg), "--sweep %s: is a `%.32s` result file, not a `coll` sweep",
-                 path, rd.subcommand);
-        sp_reader_close(&rd);
-        return bad(msg);
-    }
-    if (rd.nrows == 0 || rd.world_size < 2) {
-        snprintf(msg, sizeof(msg), "--sweep %s: %s", path,
-                 rd.nrows == 0 ? "has no collective sweep points (/coll/results is empty)"
-                               : "was measured on one rank: no communicator to scale from");
-        sp_reader_close(&rd);
-        return bad(msg);
-    }
-    if ((strcmp(rd.issue, "stream") == 0) != stream_pass) {
-        sp_reader_close(&rd);
-        return 0;
-    }
-    if ((sw = sp_predict_sweeps_at(&pr->sweeps, rd.world_size)) == NULL) {
-        snprintf(msg, sizeof(msg), "--sweep: more than %d communicator sizes",
-                 SP_PREDICT_MAX_SWEEPS);
-        sp_reader_close(&rd);
-        return bad(msg);
-    }
-    if (!stream_pass && pr->stream_sweep[sw - pr->sweeps.set]) {
-        size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len,
-                 ", not %s (%d ranks, blocking issue: a stream-issued sweep covers that size)",
-                 path, rd.world_size);
-        sp_reader_close(&rd);
-        return 0;
-    }
-    pr->stream_sweep[sw - pr->sweeps.set] = stream_pass;
-    for (int op = 0; op < SP_COLL_COUNT && st == SP_OK; op++) {
-        int typed = 0;
-        for (size_t i = 0; i < rd.nrows; i++) {
-            typed |= rd.rows[i].op == op && rd.rows[i].dtype == (int)pr->cfg.dtype;
-        }
-        for (size_t i = 0; i < rd.nrows && st == SP_OK; i++) {
-            const sp_coll_row_t *r = &rd.rows[i];
-            if (r->op != op || r->in_place || r->wrong > 0 || r->bytes == 0 ||
-                !(r->redop == SP_REDOP_NONE || r->redop == SP_REDOP_SUM) ||
-                (typed && r->dtype != (int)pr->cfg.dtype) || !(r->time_us > 0.0)) {
-                continue;
-            }
-            st = sp_predict_sweep_add(sw, op, r->bytes, r->time_us);
-        }
-    }
-    if (stream_pass && rd.stream_wait_ns > pr->wait_ns) {
-        pr->wait_ns = rd.stream_wait_ns;
-    }
-    {
-        size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len, "%s%s (%d ranks%s%s)",
-                 len ? ", " : "sweep ", path, rd.world_size,
-                 stream_pass ? ", issued on a stream as the proxy issues its collectives" : "",
-                 stream_pass && rd.stream_wait_ns <= 0 ? "; cross-lane wait not measured" : "");
-    }
-    sp_reader_close(&rd);
-    if (st != SP_OK) {
-        sp_launcher_error("predict", "out of memory reading the sweep");
-        return 1;
-    }
-    return 0;
-}
-
-/* --sweep FILE[,FILE...]: every file (the stream-issued ones first), then each size's curves
- * sorted. */
-static int load_sweeps(predict_t *pr)
-{
-    char list[SP_OPT_STRLEN], *save = NULL;
-    int rc = 0;
-
-    for (int pass = 1; pass >= 0 && rc == 0; pass--) {
-        snprintf(list, sizeof(list), "%s", pr->o.sweep);
-        for (char *f = strtok_r(list, ",", &save); f != NULL && rc == 0;
-             f = strtok_r(NULL, ",", &save)) {
-            rc = load_sweep_file(pr, f, pass);
-        }
-    }
-    if (rc == 0 && pr->sweeps.n == 0) {
-        rc = bad("--sweep: no file named");
-    }
-    if (rc == 0 && pr->wait_ns > 0) {
-        size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len,
-                 "; cross-lane wait %.3f ms (measured by the sweep) added to every dependency "
-                 "on another lane", (double)pr->wait_ns / 1e6);
-    }
-    for (int i = 0; i < pr->sweeps.n; i++) {
-        sp_predict_sweep_finish(&pr->sweeps.set[i]);
-    }
-    return rc;
-}
-
-/* --node FILE: the compute rate is the median over ranks of the GEMM rate of the proxy's type
- * (GFLOP/s in the file); 0 to go on, else the exit code. */
-static int load_node_rate(predict_t *pr)
-{
-    const char *path = pr->o.node;
-    sp_node_kind_t kind = pr->cfg.dtype == SP_DTYPE_DOUBLE  ? SP_NODE_GEMM_F64
-                          : pr->cfg.dtype == SP_DTYPE_HALF  ? SP_NODE_GEMM_F16
-                          : pr->cfg.dtype == SP_DTYPE_BFLOAT16 ? SP_NODE_GEMM_BF16
-                                                               : SP_NODE_GEMM_F32;
-    char msg[SP_OPT_STRLEN + 256];
-    double *rates;
-    size_t n = 0;
-    int other_type = 0;
-    sp_reader_t rd;
-
-    if (sp_reader_open(path, &rd) != SP_OK) {
-        snprintf(msg, sizeof(msg), "--node %.1000s: %.240s", path, rd.why);
-        return bad(msg);
-    }
-    if (strcmp(rd.subcommand, "node") != 0) {
-        snprintf(msg, sizeof(msg), "--node %s: is a `%.32s` result file, not a `node` file", path,
-                 rd.subcommand);
-        sp_reader_close(&rd);
-        return bad(msg);
-    }
-    rates = calloc(rd.nnode_rows + 1, sizeof(*rates));
-    for (size_t i = 0; rates != NULL && i < rd.nnode_rows; i++) {
-        if (rd.node_rows[i].kind == (int8_t)kind && rd.node_rows[i].median > 0.0) {
-            rates[n++] = rd.node_rows[i].median;
-            /* on the host, half and bfloat16 GEMMs run in float (docs/METHODOLOGY.md) */
-            other_type |= rd.node_rows[i].dtype != (int8_t)pr->cfg.dtype;
-        }
-    }
-    if (rates == NULL || n == 0) {
-        snprintf(msg, sizeof(msg), "--node %s: %s", path,
-                 rates == NULL ? "out of memory"
-                               : "has no GEMM rate of the proxy's type (run `scaleprobe node -d` "
-                                 "with it)");
-        free(rates);
-        sp_reader_close(&rd);
-        return bad(msg);
-    }
-    pr->o.proxy.tflops = sp_stats_median(rates, n, rates) * 1e-3;
-    snprintf(pr->compute_source, sizeof(pr->compute_source),
-             "; compute %.6g TFLOP/s: median %s over %zu ranks of %.900s%s", pr->o.proxy.tflops,
-             sp_node_kind_names[kind], n, path,
-             other_type ? " (computed in another type: a host BLAS has no 16-bit GEMM)" : "");
-    if (other_type) {
-        fprintf(stderr, "scaleprobe predict: warning: %s in %s was computed in another type "
-                        "than the model's; its rate is used as is\n",
-                sp_node_kind_names[kind], path);
-    }
-    free(rates);
-    sp_reader_close(&rd);
-    return 0;
-}
-
 static sp_status_t build_programs(predict_t *pr)
 {
     int p = pr->layout.pp;
@@ -392,29 +219,6 @@ static sp_status_t build_programs(predict_t *pr)
         pr->ntasks += pr->progs[s].n;
     }
     return st;
-}
-
-/* The sweep must have every collective the programs run (and sendrecv for messages). */
-static int check_sweep_covers(const predict_t *pr)
-{
-    for (int s = 0; s < pr->layout.pp; s++) {
-        const sp_program_t *g = &pr->progs[s];
-        for (size_t i = 0; i < g->n; i++) {
-            int op = g->tasks[i].kind == SP_TASK_COLL   ? g->tasks[i].coll
-                     : g->tasks[i].kind == SP_TASK_SEND ? SP_PREDICT_OP_P2P
-                                                        : -2;
-            if (op != -2 && sp_predict_sweeps_pick(&pr->sweeps, op, 2) == NULL) {
-                char msg[SP_OPT_STRLEN + 256];
-                snprintf(msg, sizeof(msg),
-                         "--sweep %s has no out-of-place %s points, which this layout needs "
-                         "(sweep with --collectives all_reduce,all_gather,reduce_scatter,sendrecv)",
-                         pr->o.sweep,
-                         sp_coll_names[op == SP_PREDICT_OP_P2P ? SP_COLL_SENDRECV : op]);
-                return bad(msg);
-            }
-        }
-    }
-    return 0;
 }
 
 /* Every rank's row: its stage's representative, with its own coordinates. */
@@ -563,7 +367,7 @@ static sp_status_t write_file(const predict_t *pr, const char *cmdline, double s
                                    sp_dtype_names[pr->cfg.grad_dtype]);
     }
     if (st == SP_OK) {
-        st = sp_proxy_result_mark_predicted(res, pr->source);
+        st = sp_proxy_result_mark_predicted(res, pr->comm.source);
     }
     if (st == SP_OK) {
         st = sp_proxy_result_append(res, rows, (size_t)pr->nranks);
@@ -599,7 +403,7 @@ static void print_result(const predict_t *pr)
                                  c->dist_opt || c->dp_mode == SP_DP_FSDP),
            sp_proxy_grad_reduce_names[pr->o.proxy.grad_reduce], sp_proxy_embedding_desc(c),
            pr->o.proxy.tflops);
-    printf("# communication: %s\n", pr->source);
+    printf("# communication: %s\n", pr->comm.source);
     if (rows == NULL) {
         return;
     }
@@ -658,7 +462,7 @@ static void predict_free(predict_t *pr)
     }
     free(pr->progs);
     sp_predict_result_free(&pr->res);
-    sp_predict_sweeps_cleanup(&pr->sweeps);
+    sp_predict_sweeps_cleanup(&pr->comm.sweeps);
 }
 
 /* What of the sweep-priced communication is extrapolated, appended to the cost model's line
@@ -666,12 +470,12 @@ static void predict_free(predict_t *pr)
 static void state_coverage(predict_t *pr)
 {
     sp_predict_coverage_t cv;
-    size_t len = strlen(pr->source);
-    char *at = pr->source + len;
-    size_t room = sizeof(pr->source) - len;
+    size_t len = strlen(pr->comm.source);
+    char *at = pr->comm.source + len;
+    size_t room = sizeof(pr->comm.source) - len;
     int n = 0;
 
-    sp_predict_coverage(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp, &pr->sweeps,
+    sp_predict_coverage(pr->progs, pr->layout.pp, pr->layout.tp, pr->layout.dp, &pr->comm.sweeps,
                         &cv);
     if (cv.calls == 0) {
         return;
@@ -707,7 +511,9 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         st = sp_proxy_info(&pr->o.proxy, &pr->layout, &pr->info);
     }
     if (st == SP_OK && pr->o.node[0] != '\0') {
-        if ((rc = load_node_rate(pr)) != 0) {
+        if ((rc = sp_predict_load_node_rate(pr->o.node, pr->cfg.dtype, &pr->o.proxy.tflops,
+                                              pr->compute_source,
+                                              sizeof(pr->compute_source))) != 0) {
             return rc;
         }
         st = sp_proxy_program_config(&pr->o.proxy, &pr->layout, &pr->cfg); /* at that rate */
@@ -719,20 +525,20 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         return bad("the model and layout give no valid program configuration");
     }
     if (pr->use_sweep) {
-        rc = load_sweeps(pr);
+        rc = sp_predict_load_sweeps(pr->o.sweep, pr->cfg.dtype, &pr->comm);
     } else if (pr->o.free_comm) {
-        snprintf(pr->source, sizeof(pr->source),
+        snprintf(pr->comm.source, sizeof(pr->comm.source),
                  "free communication (--free-comm): compute and the schedule alone");
     } else {
         pr->ab.alpha_us = pr->o.alpha_us;
         pr->ab.beta_gbps = pr->o.beta_gbps;
-        snprintf(pr->source, sizeof(pr->source),
+        snprintf(pr->comm.source, sizeof(pr->comm.source),
                  "alpha-beta: alpha %.6g us, beta %.6g GB/s (nccl-tests bus factors)",
                  pr->o.alpha_us, pr->o.beta_gbps);
     }
     {
-        size_t len = strlen(pr->source);
-        snprintf(pr->source + len, sizeof(pr->source) - len, "%s", pr->compute_source);
+        size_t len = strlen(pr->comm.source);
+        snprintf(pr->comm.source + len, sizeof(pr->comm.source) - len, "%s", pr->compute_source);
     }
     default_output(&pr->o);
     if (rc == 0) {
@@ -746,7 +552,8 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
         sp_launcher_error("predict", sp_status_str(st));
         return sp_status_exit_code(st);
     }
-    if (pr->use_sweep && (rc = check_sweep_covers(pr)) != 0) {
+    if (pr->use_sweep && (rc = sp_predict_check_covers(&pr->comm.sweeps, pr->o.sweep, pr->progs,
+                                                     pr->layout.pp)) != 0) {
         return rc;
     }
     ts = sp_time_ns();
@@ -754,7 +561,7 @@ static int run(predict_t *pr, int argc, char **argv, uint64_t t0)
                              pr->use_sweep      ? sp_predict_cost_sweeps
                              : pr->o.free_comm ? sp_predict_cost_free
                                                : sp_predict_cost_ab,
-                             pr->use_sweep ? (void *)&pr->sweeps : (void *)&pr->ab, pr->wait_ns,
+                             pr->use_sweep ? (void *)&pr->comm.sweeps : (void *)&pr->ab, pr->comm.wait_ns,
                              &pr->res);
     if (st == SP_OK && pr->use_sweep) {
         state_coverage(pr);
