@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "method.h"
@@ -201,23 +200,17 @@ static sp_status_t open_rank0(sp_sweep_split_t *sp, sp_ctx_t *ctx, size_t max_sa
  * reads slow (docs/METHODOLOGY.md, "Split groups"). Rank 0 warns once (stderr). Collective. */
 static void warn_polling(const sp_ctx_t *ctx, const sp_coll_opts_t *opts)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int in[2] = {0, ctx->rank}, worst[2], nc[2];
+    sp_topo_busiest_t b;
 
     if (ctx->backend.kind != SP_BACKEND_HOST || opts->issue != SP_ISSUE_BLOCKING) {
         return;
     }
-    MPI_Comm_size(ctx->topo.node_comm, &in[0]);
-    nc[0] = in[0];
-    nc[1] = (int)(cores > 0 ? cores : in[0]);
-    in[0] -= nc[1];
-    MPI_Allreduce(in, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
-    MPI_Bcast(nc, 2, MPI_INT, worst[1], ctx->world); /* that node's ranks and cores */
-    if (ctx->rank == 0 && worst[0] > 0) {
+    b = sp_topo_busiest_node(&ctx->topo, ctx->world, 1); /* one polling thread per rank */
+    if (ctx->rank == 0 && b.threads > b.cores) {
         fprintf(stderr, "scaleprobe coll: warning: %d ranks on %d online cores of %s: with "
                 "blocking calls every rank busy-polls and the groups time-share the cores "
                 "unevenly, so a healthy group can read slow; --issue stream waits politely\n",
-                nc[0], nc[1], ctx->topo.ranks != NULL ? ctx->topo.ranks[worst[1]].host : "?");
+                b.threads, b.cores, ctx->topo.ranks != NULL ? ctx->topo.ranks[b.rank].host : "?");
     }
 }
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "context.h"
 #include "engine.h"
@@ -293,21 +292,14 @@ static int shared_gpu(const sp_topo_t *topo, int *a_p, int *b_p)
 static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, int extra_threads, char *note,
                          size_t len)
 {
-    int used[SP_LANE_COUNT] = {0}, lanes = 0, node_threads = 0, a = 0, b = 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int in[2], worst[2], tc[2]; /* threads beyond the cores, rank */
+    int used[SP_LANE_COUNT] = {0}, lanes = 0, a = 0, b = 0;
+    sp_topo_busiest_t busy;
 
     for (size_t i = 0; i < prog->n; i++) {
         lanes += used[prog->tasks[i].lane]++ == 0;
     }
     lanes += extra_threads; /* the BLAS's own threads beside the compute lane's */
-    MPI_Allreduce(&lanes, &node_threads, 1, MPI_INT, MPI_SUM, ctx->topo.node_comm);
-    in[0] = node_threads - (int)(cores > 0 ? cores : node_threads);
-    in[1] = ctx->rank;
-    MPI_Allreduce(in, worst, 1, MPI_2INT, MPI_MAXLOC, ctx->world);
-    tc[0] = node_threads;
-    tc[1] = (int)cores;
-    MPI_Bcast(tc, 2, MPI_INT, worst[1], ctx->world); /* that node's threads and cores */
+    busy = sp_topo_busiest_node(&ctx->topo, ctx->world, lanes);
     note[0] = '\0';
     if (ctx->rank != 0) {
         return;
@@ -316,11 +308,11 @@ static void warn_sharing(sp_ctx_t *ctx, const sp_program_t *prog, int extra_thre
         snprintf(note, len, "ranks %d and %d share the GPU %s on %s: their lanes time-share it, "
                  "so overlap and exposed communication are distorted", a, b,
                  ctx->topo.ranks[a].bus_id, ctx->topo.ranks[a].host);
-    } else if (ctx->backend.kind != SP_BACKEND_NCCL && worst[0] > 0) {
-        const char *host = ctx->topo.ranks != NULL ? ctx->topo.ranks[worst[1]].host : "?";
+    } else if (ctx->backend.kind != SP_BACKEND_NCCL && busy.threads > busy.cores) {
+        const char *host = ctx->topo.ranks != NULL ? ctx->topo.ranks[busy.rank].host : "?";
         snprintf(note, len, "oversubscribed: %d stream threads (ranks on the node x their busy "
-                 "lanes) on %ld online cores of %s: lanes time-share cores, so overlap and "
-                 "exposed communication are distorted", tc[0], (long)tc[1], host);
+                 "lanes) on %d online cores of %s: lanes time-share cores, so overlap and "
+                 "exposed communication are distorted", busy.threads, busy.cores, host);
     }
     if (note[0] != '\0') {
         fprintf(stderr, "scaleprobe proxy: warning: %s\n", note);

@@ -97,3 +97,22 @@ void sp_topo_cleanup(sp_topo_t *topo)
     free(topo->ranks);
     topo->ranks = NULL;
 }
+
+sp_topo_busiest_t sp_topo_busiest_node(const sp_topo_t *topo, MPI_Comm comm, int threads)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int node_threads = 0, in[2], worst[2], tc[2];
+    sp_topo_busiest_t b;
+
+    MPI_Allreduce(&threads, &node_threads, 1, MPI_INT, MPI_SUM, topo->node_comm);
+    tc[0] = node_threads;
+    tc[1] = (int)(cores > 0 ? cores : node_threads);
+    in[0] = tc[0] - tc[1];
+    MPI_Comm_rank(comm, &in[1]);
+    MPI_Allreduce(in, worst, 1, MPI_2INT, MPI_MAXLOC, comm);
+    MPI_Bcast(tc, 2, MPI_INT, worst[1], comm); /* that node's threads and cores */
+    b.threads = tc[0];
+    b.cores = tc[1];
+    b.rank = worst[1];
+    return b;
+}

@@ -40,6 +40,16 @@ sp_status_t sp_topo_init(MPI_Comm comm, sp_topo_t *topo);
 void sp_topo_gather_devices(sp_topo_t *topo, MPI_Comm comm, const char *device,
                             const char *bus_id);
 
+/* The node whose threads most exceed its online cores: each rank gives its busy threads; the
+ * node's sum against sysconf's online cores; every rank gets that node's threads and cores and
+ * a rank on it (the lowest of those with the largest excess). Collective over comm. */
+typedef struct {
+    int threads; /* busy threads of that node's ranks, summed */
+    int cores;   /* its online cores */
+    int rank;    /* a rank of comm on it */
+} sp_topo_busiest_t;
+sp_topo_busiest_t sp_topo_busiest_node(const sp_topo_t *topo, MPI_Comm comm, int threads);
+
 /* Free communicators and the gathered table. */
 void sp_topo_cleanup(sp_topo_t *topo);
 
