@@ -15,7 +15,6 @@
 sp_status_t sp__sweep_issue_open(sp_ctx_t *ctx, const sp_coll_opts_t *opts,
                                  sp_sweep_bufs_t *bufs);
 
-/* Start one operation: coll_run, or enqueued on the stream. Collective like coll_run. */
 /* sp__sweep_issue_open on group (ctx itself, or with --split the rank's group, whose buffers
  * bufs are) before the sweep's header; with a stream, the cross-stream wait it measured, the
  * largest over ctx's world, kept in bufs and written (/coll attributes stream_wait_ns,
@@ -26,6 +25,7 @@ sp_status_t sp__sweep_issue_begin(sp_ctx_t *ctx, sp_ctx_t *group, const sp_coll_
 /* The header line of that wait (nothing when not measured). */
 void sp__sweep_issue_print(FILE *out, const sp_sweep_bufs_t *bufs);
 
+/* Start one operation: coll_run, or enqueued on the stream. Collective like coll_run. */
 sp_status_t sp__sweep_issue_run(sp_ctx_t *ctx, sp_sweep_bufs_t *bufs, const sp_comm_call_t *call,
                                 const void *send);
 
