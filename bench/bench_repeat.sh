@@ -4,8 +4,11 @@
 # MPI_Allreduce loop timed the sweep's way: warm-up, k from the median of 5 timed ops, median
 # of timed batches; separate mpirun jobs, the same sizes and places). For each pair: the share
 # of points whose medians (time_us) are within 2% of each other, the worst point, how many kept
-# the same k, and the load average before each run. If the plain loop spreads as much as the
-# sweep, that spread is the machine's floor; if less, the harness adds it. Asserts nothing.
+# the same k, and the load average before each run; for the sweeps also the share that their
+# own 95% CIs would put within 2% if only sampling separated the runs. Then one job of 3 cycles
+# of the sweep (-N 3), cycles 2 and 3 compared the same way: consecutive sweeps with no new job
+# between them. If the plain loop spreads as much as the sweep, that spread is the machine's
+# floor; if less, the harness adds it. Asserts nothing.
 #   bench/bench_repeat.sh NP OUTDIR [coll options...]     (default: -b 8 -e 64M -f 2)
 # The plain loop runs only with the default options (all_reduce of float, 8 B to 64 MiB by 2x,
 # out-of-place and in-place) or with -e SIZE as the only change (PLAIN=0 skips it).
@@ -22,33 +25,11 @@ sp=${SCALEPROBE:-$build/scaleprobe}
 mkdir -p "$dir"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# compare A.csv B.csv LABEL: rows matched on every column that names the point
-compare() {
-  awk -F, -v label="$3" '
-    FNR == 1 {
-      delete col
-      for (i = 1; i <= NF; i++) col[$i] = i
-      split("op redop dtype root in_place place bytes", keys, " ")
-      next
-    }
-    {
-      key = ""
-      for (j = 1; j <= 7; j++) if (keys[j] in col) key = key " " keys[j] "=" $(col[keys[j]])
-      t = $(col["time_us"]) + 0
-      if (FILENAME == ARGV[1]) { first[key] = t; k1[key] = $(col["batch"]); next }
-      if (!(key in first) || first[key] <= 0) next
-      if (k1[key] == $(col["batch"])) samek++
-      d = t / first[key] - 1; if (d < 0) d = -d
-      m++; if (d <= 0.02) within++
-      if (d > worst) { worst = d; wkey = key }
-    }
-    END {
-      if (m == 0) { print "repeat result: no matching points"; exit 1 }
-      printf "repeat result: %d of %d points (%.1f%%) within 2%% between two consecutive %s; " \
-             "worst %.1f%% at%s; same batch size k at %d of %d\n", within, m, 100 * within / m,
-             label, 100 * worst, wkey, samek, m
-    }' "$1" "$2"
-}
+# the pairs are compared by repeat_compare.py (pandas): the share within 2%, and the share the
+# two runs' own CIs would put there if only sampling separated them
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+compare() { "$py" "$top/bench/repeat_compare.py" "$@"; }
 
 # the plain loop: only where its sizes are the sweep's
 plain_max=
@@ -75,10 +56,19 @@ for run in 1 2; do
       </dev/null >"$dir/plain$run.csv"
   fi
 done
+# the same sweep twice more in one job (-N 3): cycles 2 and 3 share the job's processes, binding
+# and start-up, so what separates them is the machine's drift over seconds, not between jobs
+rm -rf "$dir/cycles.h5" "$dir/csv3"
+echo "one job of 3 cycles: load average $(load)"
+SCALEPROBE="$sp" "$top/scripts/mpirun.sh" "$np" coll "${opts[@]}" -N 3 --quiet \
+  -O "$dir/cycles.h5" </dev/null >/dev/null
+"$sp" export "$dir/cycles.h5" --csv "$dir/csv3" >/dev/null
 echo "after: load average $(load)"
-compare "$dir/csv1/coll_results.csv" "$dir/csv2/coll_results.csv" "sweeps (coll ${opts[*]})"
+compare "sweeps (coll ${opts[*]})" "$dir/csv1/coll_results.csv" "$dir/csv2/coll_results.csv"
+compare "cycles 2 and 3 of one job (coll ${opts[*]} -N 3)" "$dir/csv3/coll_results.csv" \
+  --cycles 3 2 3
 if [ -z "$plain_max" ]; then
   echo "plain loop: skipped (options other than -b 8 -e SIZE -f 2, or PLAIN=0)"
   exit 0
 fi
-compare "$dir/plain1.csv" "$dir/plain2.csv" "plain MPI_Allreduce loops (bench_plain_loop)"
+compare "plain MPI_Allreduce loops (bench_plain_loop)" "$dir/plain1.csv" "$dir/plain2.csv"

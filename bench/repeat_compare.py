@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Two runs of the same points, compared as bench/bench_repeat.sh reports them.
+
+    repeat_compare.py LABEL A.csv B.csv            two files (coll_results.csv or bench_plain_loop)
+    repeat_compare.py LABEL A.csv --cycles N I J   cycles I and J (1-based) of one -N N sweep
+
+Points are matched on every column that names one (op, redop, dtype, root, in_place or place,
+bytes). Prints one line: the share of points whose medians (time_us) are within 2% of each
+other, the worst point, and how many kept the same batch size k. Where both runs carry their 95%
+CIs (coll's ci_rel: the larger side of the interval over the median), it adds the share that
+sampling error alone would put within 2%: per point P(|D| <= 2%) for D normal with standard
+deviation sqrt(s_a^2 + s_b^2), s = ci_rel / 1.96, averaged over the points with a finite interval
+in both runs. An observed share far below that one means the runs differ by more than their
+intervals allow: the machine changed between them (or the intervals are too narrow).
+"""
+import math
+import sys
+
+import pandas as pd
+
+KEYS = ["op", "redop", "dtype", "root", "in_place", "place", "bytes"]
+WITHIN = 0.02
+
+
+def split_cycles(path, n, i, j):
+    """/coll/results holds every cycle's rows, in order (docs/SCHEMA.md, cycles)."""
+    rows = pd.read_csv(path)
+    if n < 2 or len(rows) % n != 0 or not (1 <= i <= n and 1 <= j <= n):
+        sys.exit(f"repeat result: {path} has {len(rows)} rows, not {n} equal cycles with {i} and {j}")
+    per = len(rows) // n
+    return (rows.iloc[(i - 1) * per:i * per].reset_index(drop=True),
+            rows.iloc[(j - 1) * per:j * per].reset_index(drop=True))
+
+
+def expected_share(a, b):
+    """Mean over points of P(|D| <= 2%) from the two runs' intervals, and how many had one."""
+    if "ci_rel" not in a or "ci_rel" not in b:
+        return None, 0
+    probs = []
+    for ca, cb in zip(a["ci_rel"], b["ci_rel"]):
+        if not (math.isfinite(ca) and math.isfinite(cb)):
+            continue
+        sd = math.hypot(ca, cb) / 1.96
+        probs.append(1.0 if sd == 0 else math.erf(WITHIN / (sd * math.sqrt(2))))
+    return (sum(probs) / len(probs) if probs else None), len(probs)
+
+
+def main(argv):
+    if len(argv) == 4:
+        label, a, b = argv[1], pd.read_csv(argv[2]), pd.read_csv(argv[3])
+    elif len(argv) == 7 and argv[3] == "--cycles":
+        label = argv[1]
+        a, b = split_cycles(argv[2], int(argv[4]), int(argv[5]), int(argv[6]))
+    else:
+        sys.exit(__doc__.strip().split("\n\n")[0])
+    keys = [k for k in KEYS if k in a.columns and k in b.columns]
+    if a.duplicated(keys).any() or b.duplicated(keys).any():
+        sys.exit("repeat result: a point appears twice in one run (a -N sweep: give --cycles N I J)")
+    m = a.merge(b, on=keys, suffixes=("_a", "_b"))
+    m = m[m["time_us_a"] > 0]
+    if m.empty:
+        print("repeat result: no matching points")
+        return 1
+    d = (m["time_us_b"] / m["time_us_a"] - 1).abs()
+    within = int((d <= WITHIN).sum())
+    worst = m.loc[d.idxmax()]
+    where = " ".join(f"{k}={worst[k]}" for k in keys)
+    samek = int((m["batch_a"] == m["batch_b"]).sum()) if "batch_a" in m else 0
+    line = (f"repeat result: {within} of {len(m)} points ({100 * within / len(m):.1f}%) within 2% "
+            f"between two consecutive {label}; worst {100 * d.max():.1f}% at {where}; "
+            f"same batch size k at {samek} of {len(m)}")
+    cols_a = m[[c for c in m.columns if c.endswith("_a")]].rename(columns=lambda c: c[:-2])
+    cols_b = m[[c for c in m.columns if c.endswith("_b")]].rename(columns=lambda c: c[:-2])
+    share, npts = expected_share(cols_a, cols_b)
+    if share is not None:
+        line += (f"; sampling alone would put {100 * share:.1f}% within 2% "
+                 f"(from the CIs of the {npts} points with one in both)")
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
