@@ -254,6 +254,21 @@ static void report_json(const compare_t *c, const scale_row_t *srows, size_t nsr
     printf("]}\n");
 }
 
+/* The most cycles (-N) any file's sweep ran: every point repeats once a cycle. */
+static size_t most_cycles(const compare_t *c)
+{
+    size_t most = 1;
+
+    for (int s = 0; s < c->nsides; s++) {
+        for (size_t i = 0; i < c->sides[s].n; i++) {
+            const sp_reader_t *rd = &c->sides[s].runs[i].rd;
+            size_t n = rd->nrows > 0 ? sp_reader_point_rows(rd, 0) : 1;
+            most = n > most ? n : most;
+        }
+    }
+    return most;
+}
+
 /* What the table means (before it) and, where points have no verdict, how many runs a verdict
  * needs (after it). */
 static void explain(const compare_t *c, int after)
@@ -280,6 +295,11 @@ static void explain(const compare_t *c, int after)
                k->judged > 0 ? "Shapes with one run on a side" : "One run on a side",
                c->sides[0].n == 1 && c->sides[1].n == 1 ? "within-run noise only (bootstrap)"
                                                         : "the runs there are");
+    }
+    if (!after && most_cycles(c) > 1) {
+        printf("# A file of a sweep run with -N cycles is one run: a point's samples of every "
+               "cycle are pooled\n# (consecutive cycles of one job agree more closely than "
+               "separate jobs do; docs/METHODOLOGY.md).\n");
     }
     if (!after || (size_t)k->judged == c->npts) {
         return;

@@ -66,6 +66,8 @@ static sp_status_t proxy_metrics(const sp_reader_t *rd, metrics_t *ms)
     return SP_OK;
 }
 
+/* One metric per point: a sweep with -N cycles measured it once a cycle, and its samples of
+ * every cycle are pooled (sp_reader_point_pooled; k is the first cycle's). */
 static sp_status_t sweep_metrics(const sp_reader_t *rd, metrics_t *ms)
 {
     ms->m = calloc(rd->nrows + 1, sizeof(*ms->m));
@@ -74,22 +76,18 @@ static sp_status_t sweep_metrics(const sp_reader_t *rd, metrics_t *ms)
     }
     for (size_t i = 0; i < rd->nrows; i++) {
         metric_t *m = &ms->m[ms->n];
-        sp_coll_sample_t *s = NULL;
-        sp_status_t st = sp_reader_samples(rd, i, &s);
+        sp_reader_pooled_t p;
+        sp_status_t st;
+        if (sp_reader_point_first(rd, i) != i) {
+            continue;
+        }
+        st = sp_reader_point_pooled(rd, i, &p);
         if (st != SP_OK) {
             return st;
         }
-        m->v = malloc((rd->rows[i].samples + 1) * sizeof(*m->v));
-        if (m->v == NULL) {
-            free(s);
-            return SP_ERR_NOMEM;
-        }
-        for (uint32_t k = 0; k < rd->rows[i].samples; k++) {
-            m->v[k] = s[k].time_us;
-        }
-        free(s);
-        m->n = rd->rows[i].samples;
-        m->busbw = rd->rows[i].busbw_gbps;
+        m->v = p.v;
+        m->n = p.n;
+        m->busbw = p.busbw_gbps;
         m->batch = rd->rows[i].batch;
         m->comparable = m->n >= 2;
         sp_reader_point_label(&rd->rows[i], m->label, sizeof(m->label));

@@ -402,13 +402,14 @@ sp_status_t sp_export_ranks_csv(const sp_export_src_t *src, FILE *out)
 }
 
 /* Every column of /coll/results (docs/SCHEMA.md) but sample_offset, names for enums, with
- * the late rank before the own-median one (the culprit before its victims). */
+ * the late rank before the own-median one (the culprit before its victims), then the row's
+ * cycle (-N; from 0). */
 sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
 {
     fputs("op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,"
           "time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,"
           "busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,"
-          "slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s\n",
+          "slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s,cycle\n",
           out);
     for (size_t i = 0; i < src->rd->nrows; i++) {
         const sp_coll_row_t *r = &src->rd->rows[i];
@@ -436,7 +437,7 @@ sp_status_t sp_export_results_csv(const sp_export_src_t *src, FILE *out)
             fputc(',', out);
             sp__export_csv_double(out, w[k]);
         }
-        fputc('\n', out);
+        fprintf(out, ",%zu\n", sp_reader_point_cycle(src->rd, i));
     }
     return check_stream(out);
 }
@@ -446,9 +447,10 @@ sp_status_t sp_export_rank_times_csv(const sp_export_src_t *src, FILE *out)
     const sp_reader_t *rd = src->rd;
     sp_status_t status = SP_OK;
 
-    fputs("op,dtype,redop,placement,root,bytes,rank,host,time_us\n", out);
+    fputs("op,dtype,redop,placement,root,bytes,rank,host,time_us,cycle\n", out);
     for (size_t i = 0; i < rd->nrows && status == SP_OK; i++) {
         const sp_coll_row_t *r = &rd->rows[i];
+        size_t cycle = sp_reader_point_cycle(rd, i);
         double *times = NULL;
         status = sp_reader_rank_times(rd, i, &times);
         for (int k = 0; k < rd->world_size && status == SP_OK; k++) {
@@ -461,7 +463,7 @@ sp_status_t sp_export_rank_times_csv(const sp_export_src_t *src, FILE *out)
             sp__export_csv_str(out, sp_reader_host(rd, k));
             fputc(',', out);
             sp__export_csv_double(out, times[k]);
-            fputc('\n', out);
+            fprintf(out, ",%zu\n", cycle);
         }
         free(times);
         status = status == SP_OK ? check_stream(out) : status;

@@ -14,6 +14,7 @@
 #include "launcher.h"
 #include "reader_check.h"
 #include "reader_probe.h"
+#include "stats.h"
 
 sp_status_t sp_reader_read_table(hid_t file, const char *name, hid_t type, size_t row_size,
                                  void **rows_p, size_t *n_p)
@@ -185,6 +186,118 @@ const char *sp_reader_host(const sp_reader_t *rd, int rank)
 sp_status_t sp_reader_samples(const sp_reader_t *rd, size_t i, sp_coll_sample_t **samples_p)
 {
     return sp_coll_result_read_samples(rd->path, &rd->rows[i], samples_p);
+}
+
+int sp_reader_same_point(const sp_coll_row_t *x, const sp_coll_row_t *y)
+{
+    return x->op == y->op && x->dtype == y->dtype && x->redop == y->redop &&
+           x->in_place == y->in_place && x->root == y->root && x->bytes == y->bytes;
+}
+
+size_t sp_reader_point_first(const sp_reader_t *rd, size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (sp_reader_same_point(&rd->rows[j], &rd->rows[i])) {
+            return j;
+        }
+    }
+    return i;
+}
+
+size_t sp_reader_point_cycle(const sp_reader_t *rd, size_t i)
+{
+    size_t cycle = 0;
+
+    for (size_t j = 0; j < i; j++) {
+        cycle += (size_t)sp_reader_same_point(&rd->rows[j], &rd->rows[i]);
+    }
+    return cycle;
+}
+
+size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i)
+{
+    size_t rows = 0;
+
+    for (size_t j = 0; j < rd->nrows; j++) {
+        rows += (size_t)sp_reader_same_point(&rd->rows[j], &rd->rows[i]);
+    }
+    return rows;
+}
+
+/* Median of the pooled times and the first row's busbw scaled to it (busbw is 1 / time). */
+static void pooled_median(const sp_coll_row_t *first, sp_reader_pooled_t *p, double *tmp)
+{
+    p->median_us = p->busbw_gbps = NAN;
+    if (p->rows == 1 && first->samples > 0) {
+        p->median_us = first->time_us; /* already the median of its samples */
+        p->busbw_gbps = first->busbw_gbps;
+    } else if (p->n > 0) {
+        p->median_us = sp_stats_median(p->v, p->n, tmp);
+        if (first->time_us > 0 && p->median_us > 0) {
+            p->busbw_gbps = first->busbw_gbps * first->time_us / p->median_us;
+        }
+    }
+}
+
+sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_pooled_t *p)
+{
+    const sp_coll_row_t *first = &rd->rows[sp_reader_point_first(rd, i)];
+    size_t total = 0;
+    double *tmp;
+
+    memset(p, 0, sizeof(*p));
+    p->rows = sp_reader_point_rows(rd, i);
+    for (size_t j = 0; j < rd->nrows; j++) {
+        if (sp_reader_same_point(&rd->rows[j], first)) {
+            total += rd->rows[j].samples;
+        }
+    }
+    p->v = malloc((total + 1) * sizeof(*p->v));
+    tmp = malloc((total + 1) * sizeof(*tmp));
+    if (p->v == NULL || tmp == NULL) {
+        free(p->v);
+        free(tmp);
+        p->v = NULL;
+        return SP_ERR_NOMEM;
+    }
+    for (size_t j = 0; j < rd->nrows; j++) {
+        sp_coll_sample_t *s = NULL;
+        sp_status_t st;
+        if (!sp_reader_same_point(&rd->rows[j], first) || rd->rows[j].samples == 0) {
+            continue;
+        }
+        st = sp_reader_samples(rd, j, &s);
+        if (st != SP_OK) {
+            free(p->v);
+            free(tmp);
+            p->v = NULL;
+            return st;
+        }
+        for (uint32_t k = 0; k < rd->rows[j].samples; k++) {
+            p->v[p->n++] = s[k].time_us;
+        }
+        free(s);
+    }
+    pooled_median(first, p, tmp);
+    free(tmp);
+    return SP_OK;
+}
+
+sp_status_t sp_reader_point_value(const sp_reader_t *rd, size_t i, double *us, double *busbw)
+{
+    sp_reader_pooled_t p = {0};
+    sp_status_t st = SP_OK;
+
+    p.rows = sp_reader_point_rows(rd, i);
+    if (p.rows == 1) {
+        pooled_median(&rd->rows[i], &p, NULL);
+    } else {
+        st = sp_reader_point_pooled(rd, i, &p);
+        free(p.v);
+    }
+    *us = p.median_us;
+    *busbw = p.busbw_gbps;
+    return st;
 }
 
 sp_status_t sp_reader_rank_times(const sp_reader_t *rd, size_t i, double **times_p)

@@ -105,6 +105,40 @@ const char *sp_reader_host(const sp_reader_t *rd, int rank);
 /* Per-sample times of row i (caller frees). */
 sp_status_t sp_reader_samples(const sp_reader_t *rd, size_t i, sp_coll_sample_t **samples_p);
 
+/* Whether sweep rows x and y measure the same point: op, type, reduction, root, in-place and
+ * size. A sweep run with -N cycles has one row per point per cycle, in order. */
+int sp_reader_same_point(const sp_coll_row_t *x, const sp_coll_row_t *y);
+
+/* The first row of /coll/results that measures row i's point (i itself unless an earlier cycle
+ * measured it). compare and regress take one point per file: its rows of every cycle. */
+size_t sp_reader_point_first(const sp_reader_t *rd, size_t i);
+
+/* Row i's cycle (-N), from 0: how many earlier rows measure its point. */
+size_t sp_reader_point_cycle(const sp_reader_t *rd, size_t i);
+
+/* How many rows of /coll/results measure row i's point: its cycles (1 without -N). */
+size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i);
+
+/* A point over all its cycles: the per-sample times of every row that measures it, pooled in
+ * row order (v, caller frees; NULL when none), how many rows (cycles) that is, and the median of
+ * the pooled times with the first row's bus bandwidth scaled to it (one row: its own time_us and
+ * busbw_gbps, the median of its samples; NaN without samples). */
+typedef struct {
+    double *v;
+    size_t n;
+    size_t rows;
+    double median_us;
+    double busbw_gbps;
+} sp_reader_pooled_t;
+
+/* Row i's point pooled over its cycles (i: any of its rows). SP_ERR_NOMEM, or the status of
+ * reading the samples. */
+sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_pooled_t *p);
+
+/* Only the median and bus bandwidth of sp_reader_point_pooled, without reading any sample when
+ * the point has one row. */
+sp_status_t sp_reader_point_value(const sp_reader_t *rd, size_t i, double *us, double *busbw);
+
 /* Per-rank median times of row i (world_size values; caller frees). */
 sp_status_t sp_reader_rank_times(const sp_reader_t *rd, size_t i, double **times_p);
 

@@ -10,12 +10,6 @@
 
 #define N_PROXY_METRICS 7
 
-static int same_point(const sp_coll_row_t *x, const sp_coll_row_t *y)
-{
-    return x->op == y->op && x->dtype == y->dtype && x->redop == y->redop &&
-           x->in_place == y->in_place && x->root == y->root && x->bytes == y->bytes;
-}
-
 /* The metric with this label (sweep: this key), added when new. NULL when out of memory. */
 static metric_t *metric_get(metric_list_t *l, const char *label, const sp_coll_row_t *key,
                             const char *unit)
@@ -23,7 +17,7 @@ static metric_t *metric_get(metric_list_t *l, const char *label, const sp_coll_r
     metric_t *m;
 
     for (size_t i = 0; i < l->n; i++) {
-        if (key != NULL ? l->m[i].is_sweep && same_point(&l->m[i].key, key)
+        if (key != NULL ? l->m[i].is_sweep && sp_reader_same_point(&l->m[i].key, key)
                         : !l->m[i].is_sweep && strcmp(l->m[i].label, label) == 0) {
             return &l->m[i];
         }
@@ -111,15 +105,15 @@ int sp__regress_add_run(metric_list_t *l, const sp_reader_t *rd, size_t run)
     for (size_t i = 0; i < rd->nrows; i++) {
         char label[128];
         metric_t *m;
+        if (sp_reader_point_first(rd, i) != i) {
+            continue; /* a later cycle's row: pooled with the first */
+        }
         sp_reader_point_label(&rd->rows[i], label, sizeof(label));
         m = metric_get(l, label, &rd->rows[i], "us");
-        if (m == NULL) {
+        /* time_us, the median of the point's samples; with -N cycles every cycle's pooled */
+        if (m == NULL ||
+            sp_reader_point_value(rd, i, &m->value[run], &m->busbw[run]) != SP_OK) {
             return -1;
-        }
-        /* time_us is already the median of the point's samples */
-        if (rd->rows[i].samples > 0) {
-            m->value[run] = rd->rows[i].time_us;
-            m->busbw[run] = rd->rows[i].busbw_gbps;
         }
     }
     return 0;

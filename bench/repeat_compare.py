@@ -23,10 +23,13 @@ WITHIN = 0.02
 
 
 def split_cycles(path, n, i, j):
-    """/coll/results holds every cycle's rows, in order (docs/SCHEMA.md, cycles)."""
+    """Cycles I and J: export's cycle column, or (older exports) every cycle's rows in order."""
     rows = pd.read_csv(path)
     if n < 2 or len(rows) % n != 0 or not (1 <= i <= n and 1 <= j <= n):
         sys.exit(f"repeat result: {path} has {len(rows)} rows, not {n} equal cycles with {i} and {j}")
+    if "cycle" in rows:  # export's column (from 0)
+        return (rows[rows["cycle"] == i - 1].drop(columns="cycle"),
+                rows[rows["cycle"] == j - 1].drop(columns="cycle"))
     per = len(rows) // n
     return (rows.iloc[(i - 1) * per:i * per].reset_index(drop=True),
             rows.iloc[(j - 1) * per:j * per].reset_index(drop=True))

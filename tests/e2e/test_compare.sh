@@ -17,6 +17,7 @@
 #   smallest shape, B/A busbw below 1 for all_reduce at 2 ranks.
 # ctest runs this test alone (RUN_SERIAL): with another test's ranks on the 2 cores, busy-polling
 # ranks lose whole time slices, and a point's median can jump from 20 us to 10 ms for a run.
+# - A sweep with -N 3 cycles: each point compared once, its cycles' samples pooled.
 # - --json parses; sweeps of different sizes are not comparable unless --common; a sweep against
 #   a proxy, and proxies of different shapes, are not comparable (exit 2).
 source "$(dirname "$0")/lib.sh"
@@ -166,6 +167,32 @@ rc=$?
   grep -q '^#   option maxbytes: A 1048576, B 262144' "$TMP/common" &&
   ok "--common: the 8 points both have; the option that differs is listed" ||
   { not_ok "--common: rc=$rc"; cat "$TMP/common"; }
+
+# a sweep with -N 3 cycles is one run: each point once, its three cycles' samples pooled (B's
+# median is the median of all of them, as h5py computes it from /coll/samples)
+sp_mpirun 2 "${sweep[@]}" -N 3 -O "$TMP/N.h5" >/dev/null 2>&1
+"$SCALEPROBE" compare "$TMP/A1.h5" "$TMP/N.h5" >"$TMP/cyc" 2>&1
+rc=$?
+pooled=$(/usr/bin/python3 - "$TMP/N.h5" <<'PY' 2>&1
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+r, s = f["coll/results"][:], f["coll/samples"]["time_us"]
+rows = [i for i in range(len(r)) if r["op"][i] == r["op"][0] and r["bytes"][i] == 1048576
+        and r["in_place"][i] == 0]
+print(len(rows), "%.2f" % np.median(np.concatenate(
+    [s[r["sample_offset"][i]:r["sample_offset"][i] + r["samples"][i]] for i in rows])))
+PY
+)
+shown=$(awk '/^all_reduce 1048576 B float sum  / { print $(NF-8) }' "$TMP/cyc")
+if [ "$rc" -le 1 ] && grep -q '^# 12 points compared' "$TMP/cyc" &&
+  [ "$(grep -c '^all_reduce 1048576 B float sum  ' "$TMP/cyc")" = 1 ] &&
+  grep -q '^# A file of a sweep run with -N cycles is one run' "$TMP/cyc" &&
+  [ "$pooled" = "3 $shown" ]; then
+  ok "a -N 3 sweep: 12 points once each, B's 1 MiB all_reduce is the median of its 3 cycles' samples ($shown us)"
+else
+  not_ok "-N 3: rc=$rc, pooled '$pooled', shown '$shown'"
+  cat "$TMP/cyc"
+fi
 
 proxy=(proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 2 --vocab 512 --tflops 5 --steps 6)
 sp_mpirun 2 "${proxy[@]}" -O "$TMP/P.h5" >/dev/null 2>&1

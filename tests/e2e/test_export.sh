@@ -81,7 +81,7 @@ for pair in "events.csv:$((nev + 1))" "clock.csv:5" "ranks.csv:5" "coll_results.
   got=$(lines "$TMP/csv/$name" 2>/dev/null)
   [ "$got" = "$want" ] && ok "$name: $got lines" || not_ok "$name: '$got' lines, expected $want"
 done
-head -1 "$TMP/csv/coll_results.csv" | grep -qx 'op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s' &&
+head -1 "$TMP/csv/coll_results.csv" | grep -qx 'op,dtype,redop,in_place,placement,root,bytes,count,samples,batch,converged,drift,time_us,mean_us,stddev_us,min_us,max_us,p99_us,ci_lo_us,ci_hi_us,ci_rel,algbw_gbps,busbw_gbps,wrong,wrong_ranks,late_rank,late_margin_us,late_p,slowest_rank,slowest_margin,lag1,n_eff,trend_p,trend_rel,elapsed_s,cycle' &&
   ok "coll_results.csv header" || not_ok "coll_results.csv header: $(head -1 "$TMP/csv/coll_results.csv")"
 awk -F, 'NR > 1 && !($1 == "all_reduce" && $3 == "sum" || $1 == "all_gather" && $3 == "none") { bad = 1 }
          END { exit bad }' "$TMP/csv/coll_results.csv" && ok "coll_results.csv: op and redop as names" ||
@@ -92,7 +92,7 @@ import csv, math, sys
 import h5py
 rows = h5py.File(sys.argv[1], "r")["/coll/results"][()]
 out = list(csv.DictReader(open(sys.argv[2])))
-skip = {"op", "dtype", "redop", "placement"}
+skip = {"op", "dtype", "redop", "placement", "cycle"}  # cycle: not a column of the file
 bad = []
 for i, (h, c) in enumerate(zip(rows, out)):
     for k, v in c.items():

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # pandas (and h5py) read every export of a sweep, a proxy and a node file with no project code:
-# enum columns are names, per-rank rows are there (coll_rank_times.csv, proxy_ranks.csv), every
+# enum columns are names, per-rank rows are there (coll_rank_times.csv, proxy_ranks.csv), a -N 2
+# sweep's rows carry their cycle (the join key with the per-rank rows), every
 # column's units are in columns.csv, lanes have the proxy's names, a file gets only the CSVs of
 # the data it has (no coll CSV for a proxy file), and the HDF5 datasets carry units and
 # description attributes (docs/SCHEMA.md, "Units and descriptions").
 source "$(dirname "$0")/lib.sh"
 
 sp_mpirun 2 coll --collectives all_reduce,broadcast -b 1K -e 16K -f 4 -n 8 -k 1 --place both \
-  -O "$TMP/c.h5" >/dev/null 2>&1 &&
+  -N 2 -O "$TMP/c.h5" >/dev/null 2>&1 &&
   sp_mpirun 4 proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 4 --vocab 512 \
     --tflops 5 --pp 2 --dp 2 --steps 2 -O "$TMP/p.h5" >/dev/null 2>&1 &&
   sp_mpirun 2 node --backend host --mem-mib 4 --gemm-n 64 -d float --max-samples 10 \
@@ -46,12 +47,15 @@ check(set(res.op) == {"all_reduce", "broadcast"} and set(res.placement) == {"in_
 check(set(res.redop[res.op == "broadcast"]) == {"none"} and set(res.root[res.op == "broadcast"]) == {0},
       "coll_results.csv: broadcast has redop none and root 0")
 keys = ["op", "dtype", "redop", "placement", "root", "bytes"]
+check(sorted(set(res.cycle)) == [0, 1] and res.groupby(keys).cycle.apply(list).map(lambda c: c == [0, 1]).all(),
+      "coll_results.csv: the -N 2 sweep's rows carry cycle 0 and 1, each point once a cycle")
 check(len(rt) == 2 * len(res) and sorted(set(rt["rank"])) == [0, 1]
-      and rt.groupby(keys).size().eq(2).all() and (rt.time_us > 0).all()
+      and rt.groupby(keys + ["cycle"]).size().eq(2).all() and (rt.time_us > 0).all()
       and rt.host.dtype == object,
-      "coll_rank_times.csv: one row per point x rank (%d rows), keys, host, time_us > 0" % len(rt))
-m = rt.merge(res[keys], on=keys)
-check(len(m) == len(rt), "coll_rank_times.csv keys join coll_results.csv (%d of %d rows)" % (len(m), len(rt)))
+      "coll_rank_times.csv: one row per point x cycle x rank (%d rows), keys, host, time_us > 0" % len(rt))
+m = rt.merge(res[keys + ["cycle"]], on=keys + ["cycle"])
+check(len(m) == len(rt),
+      "coll_rank_times.csv keys and cycle join coll_results.csv (%d of %d rows)" % (len(m), len(rt)))
 check(u[("coll_results.csv", "time_us")] == "us" and u[("coll_results.csv", "busbw_gbps")] == "GB/s"
       and u[("coll_rank_times.csv", "time_us")] == "us" and u[("events.csv", "start_ns")] == "ns"
       and u[("coll_results.csv", "elapsed_s")] == "s",
