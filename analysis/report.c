@@ -161,8 +161,21 @@ static void print_peaks(const sp_reader_t *rd, FILE *out)
     }
 }
 
+/* ", cycle C of N" for row i of a sweep run with -N cycles (as coll's "# cycle C of N"), else "". */
+static const char *cycle_text(const sp_reader_t *rd, size_t i, char *buf, size_t len)
+{
+    size_t n = sp_reader_point_rows(rd, i);
+
+    buf[0] = '\0';
+    if (n > 1) {
+        snprintf(buf, len, ", cycle %zu of %zu", sp_reader_point_cycle(rd, i) + 1, n);
+    }
+    return buf;
+}
+
 static void print_not_converged(const sp_reader_t *rd, FILE *out)
 {
+    char cyc[64];
     size_t n = 0;
     size_t ndrift = 0;
 
@@ -184,11 +197,11 @@ static void print_not_converged(const sp_reader_t *rd, FILE *out)
                 continue;
             }
             fprintf(out, "#   %-15s %12llu B %-8s %-4s %-12s %+.1f%% over %u samples (trend "
-                         "p %.2g), CI +-%.1f%%, lag-1 %.2f\n",
+                         "p %.2g), CI +-%.1f%%, lag-1 %.2f%s\n",
                     sp_coll_names[r->op], (unsigned long long)r->bytes,
                     sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
                     r->in_place ? "in-place" : "out-of-place", 100.0 * r->trend_rel, r->samples,
-                    r->trend_p, r->ci_rel * 100.0, r->lag1);
+                    r->trend_p, r->ci_rel * 100.0, r->lag1, cycle_text(rd, i, cyc, sizeof(cyc)));
             shown++;
         }
         if (ndrift > 20) {
@@ -212,7 +225,7 @@ static void print_not_converged(const sp_reader_t *rd, FILE *out)
         if (r->n_eff > 0.0) { /* files written before these columns read 0 */
             fprintf(out, " (n_eff %.0f, lag-1 %.2f)", r->n_eff, r->lag1);
         }
-        fprintf(out, "\n");
+        fprintf(out, "%s\n", cycle_text(rd, i, cyc, sizeof(cyc)));
         shown++;
     }
     if (n > 20) {

@@ -17,7 +17,8 @@
 #   smallest shape, B/A busbw below 1 for all_reduce at 2 ranks.
 # ctest runs this test alone (RUN_SERIAL): with another test's ranks on the 2 cores, busy-polling
 # ranks lose whole time slices, and a point's median can jump from 20 us to 10 ms for a run.
-# - A sweep with -N 3 cycles: each point compared once, its cycles' samples pooled.
+# - A sweep with -N 3 cycles: each point compared once, its cycles' samples pooled; report
+#   names the cycle of each point it lists.
 # - --json parses; sweeps of different sizes are not comparable unless --common; a sweep against
 #   a proxy, and proxies of different shapes, are not comparable (exit 2).
 source "$(dirname "$0")/lib.sh"
@@ -193,6 +194,16 @@ else
   not_ok "-N 3: rc=$rc, pooled '$pooled', shown '$shown'"
   cat "$TMP/cyc"
 fi
+
+# report lists the file's rows per cycle; its lists of points say which cycle (-n 20: none
+# converges, so every row is listed as drifting or stopped, up to 20 a list)
+"$SCALEPROBE" report "$TMP/N.h5" >"$TMP/nrep" 2>&1
+listed=$(grep -cE '^#   [a-z_]* .* (after|over) 20 samples' "$TMP/nrep")
+tagged=$(grep -cE '^#   [a-z_]* .* (after|over) 20 samples.*, cycle [123] of 3$' "$TMP/nrep")
+[ "$listed" -ge 20 ] && [ "$tagged" = "$listed" ] && grep -q ' of 36 points stopped before' "$TMP/nrep" &&
+  grep -q 'cycle 2 of 3$' "$TMP/nrep" &&
+  ok "report of the -N 3 sweep: 36 rows, each listed point names its cycle" ||
+  { not_ok "report -N 3: listed $listed, tagged $tagged"; cat "$TMP/nrep"; }
 
 proxy=(proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 2 --vocab 512 --tflops 5 --steps 6)
 sp_mpirun 2 "${proxy[@]}" -O "$TMP/P.h5" >/dev/null 2>&1
