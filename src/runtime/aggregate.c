@@ -478,6 +478,20 @@ static void bufs_free(bufs_t b[2])
     free(b[0].msg);
 }
 
+/* Test-only (SCALEPROBE_TEST_AGG_PAUSE_MS=MS): rank 0 waits MS milliseconds before its first
+ * request, so that the owners make every chunk they can ahead (tests/e2e/test_timeline_chunks.sh
+ * takes the made-ahead path this way, not by timing luck). */
+static void test_pause(void)
+{
+    const char *v = getenv("SCALEPROBE_TEST_AGG_PAUSE_MS");
+    long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+
+    if (ms > 0 && ms <= 60000) {
+        nanosleep(&t, NULL);
+    }
+}
+
 /* Collective, when every batch is compressed chunks: every vrank's count to every process
  * (counts: nvranks zeros on entry), and on the owners other than rank 0 the chunks ahead. */
 static void start_ahead(MPI_Comm comm, const sp_tl_source_t *src, uint64_t *counts, int nvranks,
@@ -535,6 +549,7 @@ sp_status_t sp_aggregate(MPI_Comm comm, sp_result_t *res, int nvranks, const sp_
         serve(comm, src, &b[0], batch, last);
     } else {
         status = res != NULL ? sp_result_timeline_open(res, clock_err_ns) : SP_ERR_INVALID;
+        test_pause();
         sp_status_t s = status == SP_OK
                             ? pull_all(comm, res, nprocs, nvranks, src, b, batch, &stats)
                             : SP_OK;
