@@ -75,12 +75,17 @@ static int load_sweep_file(sp_predict_comm_t *c, sp_dtype_t dtype, const char *p
         }
         for (size_t i = 0; i < rd.nrows && st == SP_OK; i++) {
             const sp_coll_row_t *r = &rd.rows[i];
+            double us, busbw;
             if (r->op != op || r->in_place || r->wrong > 0 || r->bytes == 0 ||
                 !(r->redop == SP_REDOP_NONE || r->redop == SP_REDOP_SUM) ||
-                (typed && r->dtype != (int)dtype) || !(r->time_us > 0.0)) {
-                continue;
+                (typed && r->dtype != (int)dtype) || !(r->time_us > 0.0) ||
+                sp_reader_point_first(&rd, i) != i) {
+                continue; /* a -N sweep's later cycles: pooled with the first */
             }
-            st = sp_predict_sweep_add(sw, op, r->bytes, r->time_us);
+            st = sp_reader_point_value(&rd, i, &us, &busbw);
+            if (st == SP_OK && us > 0.0) {
+                st = sp_predict_sweep_add(sw, op, r->bytes, us);
+            }
         }
     }
     if (stream_pass && rd.stream_wait_ns > c->wait_ns) {
@@ -95,7 +100,8 @@ static int load_sweep_file(sp_predict_comm_t *c, sp_dtype_t dtype, const char *p
     }
     sp_reader_close(&rd);
     if (st != SP_OK) {
-        sp_launcher_error("predict", "out of memory reading the sweep");
+        snprintf(msg, sizeof(msg), "reading the sweep %s: %s", path, sp_status_str(st));
+        sp_launcher_error("predict", msg);
         return 1;
     }
     return 0;
