@@ -197,10 +197,14 @@ def sweep_curves(sweep, place, quantity="bw"):
     # a label names what varies: collectives without a reduction or a root (-1) do not count
     several = {c: len(set(v for v in rows[c].tolist() if c in ("dtype", "in_place") or v >= 0))
                > 1 for c in ("dtype", "redop", "root", "in_place")}
-    groups = {}
+    # a sweep run with -N cycles has a row per point per cycle, in order: one curve per cycle
+    groups, seen = {}, {}
     for r in rows:
         key = (int(r["op"]), int(r["dtype"]), int(r["redop"]), int(r["root"]), int(r["in_place"]))
-        groups.setdefault(key, []).append(r)
+        cycle = seen.get(key + (int(r["bytes"]),), 0)
+        seen[key + (int(r["bytes"]),)] = cycle + 1
+        groups.setdefault(key + (cycle,), []).append(r)
+    cycles = max(seen.values(), default=1)
     curves = []
     for key in sorted(groups):
         g = sorted(groups[key], key=lambda r: int(r["bytes"]))
@@ -213,6 +217,8 @@ def sweep_curves(sweep, place, quantity="bw"):
             parts.append("root %d" % key[3])
         if several["in_place"]:
             parts.append("in-place" if key[4] else "out-of-place")
+        if cycles > 1:
+            parts.append("cycle %d of %d" % (key[5] + 1, cycles))
         size = np.array([float(r["bytes"]) for r in g])
         bw = np.array([float(r[metric]) for r in g])
         t = np.array([float(r["time_us"]) for r in g])

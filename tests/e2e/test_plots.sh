@@ -4,6 +4,7 @@
 # are self-contained, hold the stored numbers `report` and `compare` print, and render in headless
 # Chromium to a page that is not blank. Bad input exits 2 with one message and writes nothing.
 # Chromium is required: without it the test fails (scripts/install-deps.sh installs it).
+# A sweep run with -N 2 cycles plots one curve per cycle.
 source "$(dirname "$0")/lib.sh"
 
 src=${SCALEPROBE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -264,4 +265,20 @@ html of two files, no scaleprobe binary|SCALEPROBE= PATH=/usr/bin:/bin --html A.
 html of three files|X=1 --html A.h5 B.h5 P.h5
 timeline --steps 0|X=1 --timeline P.h5 --steps 0
 EOF
+# a sweep run with -N 2 cycles: one curve per cycle (each sizes once, in order), named by cycle
+sp_mpirun 2 coll --collectives all_reduce -b 1K -e 64K -f 4 -n 8 -k 1 -N 2 -O "$TMP/N.h5" \
+  >/dev/null 2>&1 || not_ok "the -N 2 sweep"
+got=$(PYTHONPATH="$src/scripts/plot" "$py" - "$TMP/N.h5" <<'PY' 2>&1
+import sys, h5py
+import numpy as np
+from sp_plot_figures import Sweep, sweep_curves
+with h5py.File(sys.argv[1], "r") as f:
+    curves = sweep_curves(Sweep(sys.argv[1], f), "both")
+assert all(np.all(np.diff(c[1]) > 0) for c in curves), [list(c[1]) for c in curves]
+print("; ".join(sorted(c[0] for c in curves)))
+PY
+)
+want="all_reduce in-place cycle 1 of 2; all_reduce in-place cycle 2 of 2; all_reduce out-of-place cycle 1 of 2; all_reduce out-of-place cycle 2 of 2"
+[ "$got" = "$want" ] && ok "a -N 2 sweep: one curve per cycle and placement, sizes once each" ||
+  not_ok "-N 2 curves: $got"
 finish
