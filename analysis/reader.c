@@ -224,18 +224,42 @@ size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i)
     return rows;
 }
 
-/* Median of the pooled times and the first row's busbw scaled to it (busbw is 1 / time). */
-static void pooled_median(const sp_coll_row_t *first, sp_reader_pooled_t *p, double *tmp)
+/* Median over the point's rows (samples > 0) of time_us or busbw_gbps. */
+static double rows_median(const sp_reader_t *rd, const sp_coll_row_t *first, int busbw,
+                          double *tmp)
+{
+    double *v = tmp + rd->nrows + 1;
+    size_t n = 0;
+
+    for (size_t j = 0; j < rd->nrows; j++) {
+        const sp_coll_row_t *r = &rd->rows[j];
+        if (sp_reader_same_point(r, first) && r->samples > 0) {
+            v[n++] = busbw ? r->busbw_gbps : r->time_us;
+        }
+    }
+    return sp_stats_median(v, n, tmp);
+}
+
+/* The point's figure over its cycles (p->v, p->n: the pooled samples). One row: its own time_us
+ * and busbw. Several rows whose time_us is each the median of their samples (the default method
+ * without -a): the median of the pooled samples, the first row's busbw scaled to it (busbw is
+ * 1 / time). Otherwise (-a, the nccl-tests and osu methods report another time): the median of
+ * the rows' time_us and of their busbw. tmp: 2 (rows + 1) doubles at least; unused for one row. */
+static void pooled_median(const sp_reader_t *rd, const sp_coll_row_t *first, int samples_are_time,
+                          sp_reader_pooled_t *p, double *tmp)
 {
     p->median_us = p->busbw_gbps = NAN;
     if (p->rows == 1 && first->samples > 0) {
-        p->median_us = first->time_us; /* already the median of its samples */
+        p->median_us = first->time_us;
         p->busbw_gbps = first->busbw_gbps;
-    } else if (p->n > 0) {
+    } else if (p->n > 0 && samples_are_time) {
         p->median_us = sp_stats_median(p->v, p->n, tmp);
         if (first->time_us > 0 && p->median_us > 0) {
             p->busbw_gbps = first->busbw_gbps * first->time_us / p->median_us;
         }
+    } else if (p->n > 0) {
+        p->median_us = rows_median(rd, first, 0, tmp);
+        p->busbw_gbps = rows_median(rd, first, 1, tmp);
     }
 }
 
@@ -243,6 +267,7 @@ sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_po
 {
     const sp_coll_row_t *first = &rd->rows[sp_reader_point_first(rd, i)];
     size_t total = 0;
+    int samples_are_time = 1;
     double *tmp;
 
     memset(p, 0, sizeof(*p));
@@ -253,7 +278,7 @@ sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_po
         }
     }
     p->v = malloc((total + 1) * sizeof(*p->v));
-    tmp = malloc((total + 1) * sizeof(*tmp));
+    tmp = malloc((total + 2 * rd->nrows + 2) * sizeof(*tmp));
     if (p->v == NULL || tmp == NULL) {
         free(p->v);
         free(tmp);
@@ -261,9 +286,11 @@ sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_po
         return SP_ERR_NOMEM;
     }
     for (size_t j = 0; j < rd->nrows; j++) {
+        const sp_coll_row_t *r = &rd->rows[j];
         sp_coll_sample_t *s = NULL;
+        size_t start = p->n;
         sp_status_t st;
-        if (!sp_reader_same_point(&rd->rows[j], first) || rd->rows[j].samples == 0) {
+        if (!sp_reader_same_point(r, first) || r->samples == 0) {
             continue;
         }
         st = sp_reader_samples(rd, j, &s);
@@ -273,12 +300,15 @@ sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_po
             p->v = NULL;
             return st;
         }
-        for (uint32_t k = 0; k < rd->rows[j].samples; k++) {
+        for (uint32_t k = 0; k < r->samples; k++) {
             p->v[p->n++] = s[k].time_us;
         }
         free(s);
+        /* is the row's reported time the median of its samples? */
+        samples_are_time &= fabs(sp_stats_median(p->v + start, r->samples, tmp) - r->time_us) <=
+                            1e-9 * fabs(r->time_us);
     }
-    pooled_median(first, p, tmp);
+    pooled_median(rd, first, samples_are_time, p, tmp);
     free(tmp);
     return SP_OK;
 }
@@ -290,7 +320,7 @@ sp_status_t sp_reader_point_value(const sp_reader_t *rd, size_t i, double *us, d
 
     p.rows = sp_reader_point_rows(rd, i);
     if (p.rows == 1) {
-        pooled_median(&rd->rows[i], &p, NULL);
+        pooled_median(rd, &rd->rows[i], 1, &p, NULL);
     } else {
         st = sp_reader_point_pooled(rd, i, &p);
         free(p.v);

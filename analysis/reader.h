@@ -120,9 +120,11 @@ size_t sp_reader_point_cycle(const sp_reader_t *rd, size_t i);
 size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i);
 
 /* A point over all its cycles: the per-sample times of every row that measures it, pooled in
- * row order (v, caller frees; NULL when none), how many rows (cycles) that is, and the median of
- * the pooled times with the first row's bus bandwidth scaled to it (one row: its own time_us and
- * busbw_gbps, the median of its samples; NaN without samples). */
+ * row order (v, caller frees; NULL when none), how many rows (cycles) that is, and its figure:
+ * one row, its own time_us and busbw_gbps; several rows whose time_us is each the median of
+ * their samples (the default method without -a), the median of the pooled times with the first
+ * row's busbw scaled to it; otherwise (-a, the peer methods) the median of the rows' time_us and
+ * busbw_gbps. NaN without samples. */
 typedef struct {
     double *v;
     size_t n;

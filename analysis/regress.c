@@ -576,8 +576,11 @@ static int load(char **files, size_t nfiles, run_t *runs, metric_list_t *l)
             return bad(msg);
         }
         if (sp__regress_add_run(l, &rd, i) != 0) {
+            snprintf(msg, sizeof(msg),
+                     "%s: out of memory, or its sweep samples (/coll/samples) cannot be read",
+                     runs[i].path);
             sp_reader_close(&rd);
-            return bad("out of memory");
+            return bad(msg);
         }
         sp_reader_close(&rd);
     }

@@ -330,13 +330,15 @@ static void print_wrong(const sp_reader_t *rd, FILE *out)
     for (size_t i = 0; i < rd->nwrong && i < 50; i++) {
         const sp_coll_wrong_t *w = &rd->wrong[i];
         const sp_coll_row_t *r = w->row < rd->nrows ? &rd->rows[w->row] : NULL;
+        char cyc[64];
         if (r == NULL) {
             continue;
         }
-        fprintf(out, "#   rank %d (%s): %llu wrong elements in %s %llu B %s %s %s\n", w->rank,
+        fprintf(out, "#   rank %d (%s): %llu wrong elements in %s %llu B %s %s %s%s\n", w->rank,
                 sp_reader_host(rd, w->rank), (unsigned long long)w->wrong, sp_coll_names[r->op],
                 (unsigned long long)r->bytes, sp_dtype_name((sp_dtype_t)r->dtype), redop_str(r),
-                r->in_place ? "in-place" : "out-of-place");
+                r->in_place ? "in-place" : "out-of-place",
+                cycle_text(rd, (size_t)w->row, cyc, sizeof(cyc)));
     }
     if (rd->nwrong > 50) {
         fprintf(out, "#   ... and %zu more (all in /coll/wrong)\n", rd->nwrong - 50);

@@ -230,6 +230,28 @@ static void produce(const sp_tl_source_t *src, const request_t *req, bufs_t *b, 
     }
 }
 
+/* Test-only (SCALEPROBE_TEST_AGG_PAUSE_MS=MS, 1 to 60000; 0 when unset): every owner makes all
+ * the chunks it can ahead before it serves, and rank 0 waits MS milliseconds before its first
+ * request, so tests/e2e/test_timeline_chunks.sh takes the made-ahead path with an exact count
+ * however the processes are scheduled. */
+static long test_pause_ms(void)
+{
+    const char *v = getenv("SCALEPROBE_TEST_AGG_PAUSE_MS");
+    long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+
+    return ms > 0 && ms <= 60000 ? ms : 0;
+}
+
+static void test_pause(void)
+{
+    long ms = test_pause_ms();
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+
+    if (ms > 0) {
+        nanosleep(&t, NULL);
+    }
+}
+
 /* An owner waits for req while making chunks ahead, then without a core. */
 static void wait_ahead(MPI_Request *req, sp_tl_ahead_t *ahead, long max_nap_ns)
 {
@@ -251,6 +273,8 @@ static void serve(MPI_Comm comm, const sp_tl_source_t *src, bufs_t *b, size_t ba
 {
     int finished = last < 0;
 
+    while (b->ahead != NULL && test_pause_ms() > 0 && sp_tl_ahead_step(b->ahead)) {
+    }
     for (;;) {
         MPI_Request mreq;
         const header_t *hdr = b->msg;
@@ -476,20 +500,6 @@ static void bufs_free(bufs_t b[2])
     free(b[0].req);
     free(b[1].msg);
     free(b[0].msg);
-}
-
-/* Test-only (SCALEPROBE_TEST_AGG_PAUSE_MS=MS): rank 0 waits MS milliseconds before its first
- * request, so that the owners make every chunk they can ahead (tests/e2e/test_timeline_chunks.sh
- * takes the made-ahead path this way, not by timing luck). */
-static void test_pause(void)
-{
-    const char *v = getenv("SCALEPROBE_TEST_AGG_PAUSE_MS");
-    long ms = v != NULL ? strtol(v, NULL, 10) : 0;
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-
-    if (ms > 0 && ms <= 60000) {
-        nanosleep(&t, NULL);
-    }
 }
 
 /* Collective, when every batch is compressed chunks: every vrank's count to every process

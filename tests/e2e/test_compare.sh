@@ -201,10 +201,12 @@ fi
 "$SCALEPROBE" report "$TMP/N.h5" >"$TMP/nrep" 2>&1
 listed=$(grep -cE '^#   [a-z_]* .* (after|over) 20 samples' "$TMP/nrep")
 tagged=$(grep -cE '^#   [a-z_]* .* (after|over) 20 samples.*, cycle [123] of 3$' "$TMP/nrep")
-[ "$listed" -ge 20 ] && [ "$tagged" = "$listed" ] && grep -q ' of 36 points stopped before' "$TMP/nrep" &&
+rows=$(sed -n 's/^# \([0-9]*\) of 36 points \(drifted\|stopped before\).*/\1/p' "$TMP/nrep" |
+  awk '{ n += $1 } END { print n + 0 }')
+[ "$listed" -ge 20 ] && [ "$tagged" = "$listed" ] && [ "$rows" = 36 ] &&
   grep -q 'cycle 2 of 3$' "$TMP/nrep" &&
   ok "report of the -N 3 sweep: 36 rows, each listed point names its cycle" ||
-  { not_ok "report -N 3: listed $listed, tagged $tagged"; cat "$TMP/nrep"; }
+  { not_ok "report -N 3: listed $listed, tagged $tagged, drifted + stopped $rows of 36"; cat "$TMP/nrep"; }
 
 proxy=(proxy --hidden 256 --ffn 1024 --heads 8 --seq 64 --layers 2 --vocab 512 --tflops 5 --steps 6)
 sp_mpirun 2 "${proxy[@]}" -O "$TMP/P.h5" >/dev/null 2>&1
