@@ -78,7 +78,7 @@ static sp_status_t sweep_metrics(const sp_reader_t *rd, metrics_t *ms)
         metric_t *m = &ms->m[ms->n];
         sp_reader_pooled_t p;
         sp_status_t st;
-        if (sp_reader_point_first(rd, i) != i) {
+        if (sp_reader_point_cycle(rd, i) > 0) {
             continue;
         }
         st = sp_reader_point_pooled(rd, i, &p);

@@ -80,7 +80,7 @@ size_t sp__cmp_scaling_rows(const side_t *sides, int nsides, scale_row_t **rows_
         }
         for (size_t i = 0; i < first->rd.nrows && nl < 64; i++) {
             if (first->rd.rows[i].bytes == largest && !first->rd.rows[i].in_place &&
-                sp_reader_point_first(&first->rd, i) == i) { /* a -N sweep: once */
+                sp_reader_point_cycle(&first->rd, i) == 0) { /* a -N sweep: once */
                 sp_reader_point_label(&first->rd.rows[i], labels[nl++], sizeof(labels[0]));
             }
         }

@@ -79,7 +79,7 @@ static int load_sweep_file(sp_predict_comm_t *c, sp_dtype_t dtype, const char *p
             if (r->op != op || r->in_place || r->wrong > 0 || r->bytes == 0 ||
                 !(r->redop == SP_REDOP_NONE || r->redop == SP_REDOP_SUM) ||
                 (typed && r->dtype != (int)dtype) || !(r->time_us > 0.0) ||
-                sp_reader_point_first(&rd, i) != i) {
+                sp_reader_point_cycle(&rd, i) > 0) {
                 continue; /* a -N sweep's later cycles: pooled with the first */
             }
             st = sp_reader_point_value(&rd, i, &us, &busbw);

@@ -194,16 +194,6 @@ int sp_reader_same_point(const sp_coll_row_t *x, const sp_coll_row_t *y)
            x->in_place == y->in_place && x->root == y->root && x->bytes == y->bytes;
 }
 
-size_t sp_reader_point_first(const sp_reader_t *rd, size_t i)
-{
-    for (size_t j = 0; j < i; j++) {
-        if (sp_reader_same_point(&rd->rows[j], &rd->rows[i])) {
-            return j;
-        }
-    }
-    return i;
-}
-
 size_t sp_reader_point_cycle(const sp_reader_t *rd, size_t i)
 {
     size_t cycle = 0;
@@ -224,73 +214,59 @@ size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i)
     return rows;
 }
 
-/* Median over the point's rows (samples > 0) of time_us or busbw_gbps. */
-static double rows_median(const sp_reader_t *rd, const sp_coll_row_t *first, int busbw,
-                          double *tmp)
-{
-    double *v = tmp + rd->nrows + 1;
-    size_t n = 0;
-
-    for (size_t j = 0; j < rd->nrows; j++) {
-        const sp_coll_row_t *r = &rd->rows[j];
-        if (sp_reader_same_point(r, first) && r->samples > 0) {
-            v[n++] = busbw ? r->busbw_gbps : r->time_us;
-        }
-    }
-    return sp_stats_median(v, n, tmp);
-}
-
-/* The point's figure over its cycles (p->v, p->n: the pooled samples). One row: its own time_us
- * and busbw. Several rows whose time_us is each the median of their samples (the default method
- * without -a): the median of the pooled samples, the first row's busbw scaled to it (busbw is
- * 1 / time). Otherwise (-a, the nccl-tests and osu methods report another time): the median of
- * the rows' time_us and of their busbw. tmp: 2 (rows + 1) doubles at least; unused for one row. */
-static void pooled_median(const sp_reader_t *rd, const sp_coll_row_t *first, int samples_are_time,
-                          sp_reader_pooled_t *p, double *tmp)
+/* The figure of a point with several rows (p->v, p->n: their pooled samples; t, bw: each row's
+ * time_us and busbw_gbps, nr of them). When every row's time_us is the median of its samples
+ * (the default method without -a): the median of the pooled samples, the first row's busbw
+ * scaled to it (busbw is 1 / time). Otherwise (-a, the nccl-tests and osu methods report another
+ * time): the median of the rows' time_us and of their busbw. tmp: max(p->n, nr) doubles. */
+static void pooled_median(sp_reader_pooled_t *p, int samples_are_time, const double *t,
+                          const double *bw, size_t nr, double *tmp)
 {
     p->median_us = p->busbw_gbps = NAN;
-    if (p->rows == 1 && first->samples > 0) {
-        p->median_us = first->time_us;
-        p->busbw_gbps = first->busbw_gbps;
-    } else if (p->n > 0 && samples_are_time) {
+    if (p->n == 0) {
+        return;
+    }
+    if (samples_are_time) {
         p->median_us = sp_stats_median(p->v, p->n, tmp);
-        if (first->time_us > 0 && p->median_us > 0) {
-            p->busbw_gbps = first->busbw_gbps * first->time_us / p->median_us;
+        if (t[0] > 0 && p->median_us > 0) {
+            p->busbw_gbps = bw[0] * t[0] / p->median_us;
         }
-    } else if (p->n > 0) {
-        p->median_us = rows_median(rd, first, 0, tmp);
-        p->busbw_gbps = rows_median(rd, first, 1, tmp);
+    } else {
+        p->median_us = sp_stats_median(t, nr, tmp);
+        p->busbw_gbps = sp_stats_median(bw, nr, tmp);
     }
 }
 
 sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_pooled_t *p)
 {
-    const sp_coll_row_t *first = &rd->rows[sp_reader_point_first(rd, i)];
-    size_t total = 0;
+    const sp_coll_row_t *key = &rd->rows[i];
+    size_t total = 0, nr = 0;
     int samples_are_time = 1;
-    double *tmp;
+    double *tmp, *t, *bw;
 
     memset(p, 0, sizeof(*p));
-    p->rows = sp_reader_point_rows(rd, i);
     for (size_t j = 0; j < rd->nrows; j++) {
-        if (sp_reader_same_point(&rd->rows[j], first)) {
+        if (sp_reader_same_point(&rd->rows[j], key)) {
             total += rd->rows[j].samples;
+            p->rows++;
         }
     }
     p->v = malloc((total + 1) * sizeof(*p->v));
-    tmp = malloc((total + 2 * rd->nrows + 2) * sizeof(*tmp));
+    tmp = malloc((total + 2 * p->rows + 1) * sizeof(*tmp));
     if (p->v == NULL || tmp == NULL) {
         free(p->v);
         free(tmp);
         p->v = NULL;
         return SP_ERR_NOMEM;
     }
+    t = tmp + total + 1; /* the rows' time_us and busbw, after the median's scratch */
+    bw = t + p->rows;
     for (size_t j = 0; j < rd->nrows; j++) {
         const sp_coll_row_t *r = &rd->rows[j];
         sp_coll_sample_t *s = NULL;
         size_t start = p->n;
         sp_status_t st;
-        if (!sp_reader_same_point(r, first) || r->samples == 0) {
+        if (!sp_reader_same_point(r, key) || r->samples == 0) {
             continue;
         }
         st = sp_reader_samples(rd, j, &s);
@@ -304,29 +280,32 @@ sp_status_t sp_reader_point_pooled(const sp_reader_t *rd, size_t i, sp_reader_po
             p->v[p->n++] = s[k].time_us;
         }
         free(s);
+        t[nr] = r->time_us;
+        bw[nr++] = r->busbw_gbps;
         /* is the row's reported time the median of its samples? */
         samples_are_time &= fabs(sp_stats_median(p->v + start, r->samples, tmp) - r->time_us) <=
                             1e-9 * fabs(r->time_us);
     }
-    pooled_median(rd, first, samples_are_time, p, tmp);
+    pooled_median(p, samples_are_time, t, bw, nr, tmp);
     free(tmp);
     return SP_OK;
 }
 
 sp_status_t sp_reader_point_value(const sp_reader_t *rd, size_t i, double *us, double *busbw)
 {
-    sp_reader_pooled_t p = {0};
-    sp_status_t st = SP_OK;
+    const sp_coll_row_t *r = &rd->rows[i];
+    sp_reader_pooled_t p;
+    sp_status_t st;
 
-    p.rows = sp_reader_point_rows(rd, i);
-    if (p.rows == 1) {
-        pooled_median(rd, &rd->rows[i], 1, &p, NULL);
-    } else {
-        st = sp_reader_point_pooled(rd, i, &p);
-        free(p.v);
+    if (sp_reader_point_rows(rd, i) == 1) { /* time_us is already the point's figure */
+        *us = r->samples > 0 ? r->time_us : NAN;
+        *busbw = r->samples > 0 ? r->busbw_gbps : NAN;
+        return SP_OK;
     }
-    *us = p.median_us;
-    *busbw = p.busbw_gbps;
+    st = sp_reader_point_pooled(rd, i, &p);
+    free(p.v);
+    *us = st == SP_OK ? p.median_us : NAN;
+    *busbw = st == SP_OK ? p.busbw_gbps : NAN;
     return st;
 }
 

@@ -109,11 +109,8 @@ sp_status_t sp_reader_samples(const sp_reader_t *rd, size_t i, sp_coll_sample_t 
  * size. A sweep run with -N cycles has one row per point per cycle, in order. */
 int sp_reader_same_point(const sp_coll_row_t *x, const sp_coll_row_t *y);
 
-/* The first row of /coll/results that measures row i's point (i itself unless an earlier cycle
- * measured it). compare and regress take one point per file: its rows of every cycle. */
-size_t sp_reader_point_first(const sp_reader_t *rd, size_t i);
-
-/* Row i's cycle (-N), from 0: how many earlier rows measure its point. */
+/* Row i's cycle (-N), from 0: how many earlier rows measure its point. compare, regress and
+ * predict take one point per file, at its cycle 0 row, with the rows of every cycle. */
 size_t sp_reader_point_cycle(const sp_reader_t *rd, size_t i);
 
 /* How many rows of /coll/results measure row i's point: its cycles (1 without -N). */
@@ -121,10 +118,10 @@ size_t sp_reader_point_rows(const sp_reader_t *rd, size_t i);
 
 /* A point over all its cycles: the per-sample times of every row that measures it, pooled in
  * row order (v, caller frees; NULL when none), how many rows (cycles) that is, and its figure:
- * one row, its own time_us and busbw_gbps; several rows whose time_us is each the median of
- * their samples (the default method without -a), the median of the pooled times with the first
- * row's busbw scaled to it; otherwise (-a, the peer methods) the median of the rows' time_us and
- * busbw_gbps. NaN without samples. */
+ * rows whose time_us is each the median of their samples (the default method without -a, and
+ * any single row), the median of the pooled times with the first row's busbw scaled to it;
+ * otherwise (-a, the peer methods) the median of the rows' time_us and busbw_gbps. NaN without
+ * samples. */
 typedef struct {
     double *v;
     size_t n;

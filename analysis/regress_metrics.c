@@ -105,7 +105,7 @@ int sp__regress_add_run(metric_list_t *l, const sp_reader_t *rd, size_t run)
     for (size_t i = 0; i < rd->nrows; i++) {
         char label[128];
         metric_t *m;
-        if (sp_reader_point_first(rd, i) != i) {
+        if (sp_reader_point_cycle(rd, i) > 0) {
             continue; /* a later cycle's row: pooled with the first */
         }
         sp_reader_point_label(&rd->rows[i], label, sizeof(label));

@@ -147,18 +147,22 @@ row = re.search(r'<tr class="[a-z]*"><td class="l">all_reduce</td>(.*?)</tr>',
                 open(sys.argv[1]).read()).group(1)
 cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)  # size, count, type, redop, root, place, ...
 html = [float(c) for c in cells[7:10]]
-want = sys.argv[2:5]
-# report fits a number to its column (12200.8, 1.2e+05): equal within half its last digit,
-# plus the HTML's own rounding to 2 decimals
-tol = [0.5 * 10.0 ** decimal.Decimal(w).as_tuple().exponent + 0.005 for w in want]
-print("yes" if all(abs(h - float(w)) <= t + 1e-9 for h, w, t in zip(html, want, tol))
-      else "no: %s against %s" % (html, want))
+# report fits a number to its column (12200.8, 1.2e+05), and prints a time from 1 ms on with its
+# unit (12.00ms, 1.5s: sp_format_time_us): equal within half its last digit, in us, plus the
+# HTML's own rounding to 2 decimals
+def parse(w):
+    scale = 1e3 if w.endswith("ms") else 1e6 if w.endswith("s") else 1.0
+    num = w[:-2] if w.endswith("ms") else w[:-1] if w.endswith("s") else w
+    return float(num) * scale, 0.5 * 10.0 ** decimal.Decimal(num).as_tuple().exponent * scale
+want = [parse(w) for w in sys.argv[2:5]]
+print("yes" if all(abs(h - v) <= t + 0.005 + 1e-9 for h, (v, t) in zip(html, want))
+      else "no: %s against %s" % (html, sys.argv[2:5]))
 EOF
 )
 if [ "$rc" -eq 0 ] && msg=$(check_html "$TMP/a.html" 1 2>&1) && [ "$trs" = "$rows" ] &&
   [ "$same" = yes ] &&
   grep -q 'mpirun, pml' "$TMP/a.html" && grep -q '>late rank</th>' "$TMP/a.html" && grep -q 'coll --collectives all_reduce,all_gather' "$TMP/a.html"; then
-  ok "html of a sweep: self-contained ($msg), $trs rows, report's $t_us us $algbw/$busbw GB/s"
+  ok "html of a sweep: self-contained ($msg), $trs rows, report's time $t_us, $algbw/$busbw GB/s"
 else
   not_ok "html of a sweep: rc=$rc rows=$trs of $rows, first row $same: $msg"
   cat "$TMP/err"
